@@ -1,0 +1,81 @@
+"""Authentication middleware and the context middleware.
+
+``keystone``: keystonemiddleware's auth_token validates the token and sets
+the identity headers. ``noauth2``: the token itself names the user and
+project (see NoAuthMiddleware). Either way ``PlacementContext`` then builds
+the RequestContext from those headers. ``GET /`` never needs a token.
+"""
+from keystonemiddleware import auth_token
+import webob
+import webob.dec
+import webob.exc
+
+from placement import context
+from placement import util
+
+
+def is_root_path(environ):
+    """True for the version document, which needs no authentication."""
+    return environ.get('PATH_INFO', '') in ('', '/')
+
+
+class NoAuthMiddleware:
+    """Read identity from the token ``USER[:PROJECT]`` (testing only).
+
+    Roles come from ``X-Roles`` when sent; otherwise ``admin`` for the user
+    named admin and none for anyone else. With ``OpenStack-System-Scope``
+    the request is system scoped and the token sets no project.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        if is_root_path(req.environ):
+            return self.application
+        token = req.headers.get('X-Auth-Token')
+        if not token:
+            return webob.exc.HTTPUnauthorized()
+        user_id, _sep, project_id = token.partition(':')
+        project_id = project_id or user_id
+        if 'X-Roles' not in req.headers:
+            req.headers['X-Roles'] = 'admin' if user_id == 'admin' else ''
+        req.headers['X-User-Id'] = user_id
+        if 'OpenStack-System-Scope' not in req.headers:
+            req.headers['X-Tenant-Id'] = project_id
+        return self.application
+
+
+class PlacementAuthProtocol(auth_token.AuthProtocol):
+    """keystonemiddleware's auth_token, letting ``GET /`` through."""
+
+    def __call__(self, environ, start_response):
+        if is_root_path(environ):
+            return self._app(environ, start_response)
+        return super().__call__(environ, start_response)
+
+
+def keystone_filter(application, conf):
+    """Wrap ``application`` in auth_token configured from ``conf``."""
+    return PlacementAuthProtocol(
+        application, {'oslo_config_config': conf,
+                      'oslo_config_project': 'placement'})
+
+
+class PlacementContext:
+    """Build the RequestContext; 401 when no user is known (but for /)."""
+
+    def __init__(self, application, conf, db, enforcer):
+        self.application = application
+        self.conf = conf
+        self.db = db
+        self.enforcer = enforcer
+
+    def __call__(self, environ, start_response):
+        ctx = context.RequestContext.from_environ(
+            environ, config=self.conf, db=self.db, enforcer=self.enforcer)
+        if ctx.user_id is None and not is_root_path(environ):
+            return webob.exc.HTTPUnauthorized()(environ, start_response)
+        environ[util.CONTEXT_KEY] = ctx
+        return self.application(environ, start_response)

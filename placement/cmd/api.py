@@ -1,0 +1,65 @@
+"""placement-api: a small threaded development server.
+
+Not for production: put ``placement.wsgi.api:application`` behind uwsgi,
+mod_wsgi or gunicorn there. With no ``[placement_database] connection``
+configured it uses an SQLite file in the current directory and creates the
+schema on start, so that a newcomer needs no configuration at all.
+"""
+import argparse
+import os
+import socketserver
+import sys
+from wsgiref import simple_server
+
+from placement import wsgi
+
+DEFAULT_HOST = '127.0.0.1'
+DEFAULT_PORT = 8778
+SQLITE_FILE = 'placement.sqlite'
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn,
+                       simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+    def log_message(self, *args):
+        """The request log middleware already logs each request."""
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(
+        prog='placement-api',
+        description='Run the placement API in a development server.')
+    parser.add_argument('--host', default=DEFAULT_HOST)
+    parser.add_argument('--port', type=int, default=DEFAULT_PORT)
+    return parser.parse_known_args(argv)
+
+
+def _embedded_defaults(conf):
+    if not conf.placement_database.connection:
+        path = os.path.abspath(SQLITE_FILE)
+        conf.set_override('connection', 'sqlite:///%s' % path,
+                          group='placement_database')
+        conf.set_override('sync_on_startup', True,
+                          group='placement_database')
+        print('No [placement_database] connection configured: using '
+              'SQLite at %s' % path, file=sys.stderr)
+
+
+def main(argv=None):
+    args, oslo_args = _parse(sys.argv[1:] if argv is None else argv)
+    conf = wsgi.load_config(oslo_args)
+    _embedded_defaults(conf)
+    application = wsgi.init_application(conf)
+    server = simple_server.make_server(
+        args.host, args.port, application, server_class=_ThreadingServer,
+        handler_class=_QuietHandler)
+    print('placement-api serving on http://%s:%d/' % (args.host, args.port),
+          file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        return 0
+    return 0

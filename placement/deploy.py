@@ -1,0 +1,97 @@
+"""Compose the WSGI application from one ConfigOpts.
+
+The middleware order, outermost first, and why:
+
+1. request id: every response, even a 401 or a 500, carries
+   ``x-openstack-request-id``; a valid caller id is kept as the global id.
+2. request log: one access line per request, with the final status; also
+   makes JSON the default Accept so error bodies default to JSON.
+3. CORS (only when ``[cors] allowed_origin`` is set): outside auth, so a
+   browser's preflight needs no token.
+4. auth: keystonemiddleware's auth_token or noauth2; ``/`` bypasses it.
+5. context: the RequestContext from the identity headers (401 if none).
+6. microversion: negotiates and stamps the version on every response the
+   inner layers produce, including 500s.
+7. fault wrap: an uncaught exception becomes a logged JSON 500.
+8. dispatch (``handler.PlacementHandler``).
+"""
+from oslo_log import log as logging
+from oslo_middleware import cors
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+
+from placement import auth
+from placement.db import api as db_api
+from placement.db import migration
+from placement import errors
+from placement import fault_wrap
+from placement import handler
+from placement import microversion
+from placement.objects import standards
+from placement import policy
+from placement import requestlog
+
+LOG = logging.getLogger(__name__)
+
+CORS_ALLOW_HEADERS = [
+    'X-Auth-Token', 'X-Openstack-Request-Id', 'X-Identity-Status',
+    'X-Roles', 'X-Service-Catalog', 'X-User-Id', 'X-Tenant-Id',
+    'OpenStack-API-Version',
+]
+CORS_EXPOSE_HEADERS = [
+    'X-Auth-Token', 'X-Openstack-Request-Id', 'X-Subject-Token',
+    'X-Service-Token', 'OpenStack-API-Version',
+]
+CORS_ALLOW_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
+
+
+def set_cors_defaults():
+    """Placement's CORS defaults: the headers and methods the API needs."""
+    cors.set_defaults(allow_headers=CORS_ALLOW_HEADERS,
+                      expose_headers=CORS_EXPOSE_HEADERS,
+                      allow_methods=CORS_ALLOW_METHODS)
+
+
+def _auth(app, conf):
+    if conf.api.auth_strategy == 'noauth2':
+        return auth.NoAuthMiddleware(app)
+    return auth.keystone_filter(app, conf)
+
+
+def _cors(app, conf):
+    set_cors_defaults()
+    middleware = cors.CORS(app, conf)
+    return middleware if conf.cors.allowed_origin else app
+
+
+def build_app(conf, db, enforcer):
+    """The middleware stack around dispatch (see the module docstring)."""
+    app = handler.PlacementHandler()
+    app = fault_wrap.FaultWrapper(app)
+    app = microversion.MicroversionMiddleware(
+        app, errors.json_error_formatter)
+    app = auth.PlacementContext(app, conf, db, enforcer)
+    app = _auth(app, conf)
+    app = _cors(app, conf)
+    app = requestlog.RequestLog(app)
+    app = request_id.RequestId(app)
+    if conf.oslo_middleware.enable_proxy_headers_parsing:
+        app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    return app
+
+
+def update_database(conf, db):
+    """Migrate when asked to, then sync the standard classes and traits."""
+    if conf.placement_database.sync_on_startup:
+        migration.upgrade(db, 'head')
+    standards.sync(db)
+
+
+def loadapp(conf, db=None):
+    """Build the whole application for ``conf`` (and optionally ``db``)."""
+    if db is None:
+        db = db_api.create_database(conf)
+    http_proxy_to_wsgi.HTTPProxyToWSGI(None, conf)  # registers its options
+    enforcer = policy.build_enforcer(conf)
+    update_database(conf, db)
+    return build_app(conf, db, enforcer)

@@ -1,0 +1,65 @@
+"""Write the standard resource classes and traits into their tables.
+
+Standard resource class ids are their index in ``os_resource_classes``;
+standard traits get ordinary autoincrement ids. Run at every start, by
+every worker: idempotent, and safe when several workers race.
+"""
+import datetime
+
+import os_resource_classes
+import os_traits
+from oslo_db import exception as db_exc
+from oslo_log import log as logging
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+
+LOG = logging.getLogger(__name__)
+
+
+def _now():
+    return datetime.datetime.utcnow().replace(microsecond=0)
+
+
+def _missing(conn, table, names):
+    present = set(conn.execute(sa.select(table.c.name)).scalars())
+    return [name for name in names if name not in present]
+
+
+def _sync_resource_classes(conn):
+    rows = [{'id': index, 'name': name, 'created_at': _now()}
+            for index, name in enumerate(os_resource_classes.STANDARDS)]
+    missing = set(_missing(conn, models.resource_classes,
+                           [row['name'] for row in rows]))
+    rows = [row for row in rows if row['name'] in missing]
+    if not rows:
+        return
+    if conn.dialect.name == 'mysql':
+        # Inserting id 0 into an AUTO_INCREMENT column needs this mode.
+        conn.execute(sa.text(
+            "SET SESSION sql_mode = CONCAT(@@sql_mode, "
+            "',NO_AUTO_VALUE_ON_ZERO')"))
+    conn.execute(sa.insert(models.resource_classes), rows)
+
+
+def _sync_traits(conn):
+    missing = _missing(conn, models.traits, os_traits.get_traits())
+    if missing:
+        conn.execute(sa.insert(models.traits),
+                     [{'name': name, 'created_at': _now()}
+                      for name in missing])
+
+
+def sync(db):
+    """Make sure every standard class and trait has its row."""
+    for step in (_sync_resource_classes, _sync_traits):
+        for _attempt in range(3):
+            try:
+                with db_api.transaction(db) as conn:
+                    step(conn)
+                break
+            except db_exc.DBDuplicateEntry:
+                # Another worker inserted the same rows first: look again.
+                LOG.debug('Standard rows raced in %s; retrying',
+                          step.__name__)

@@ -1,0 +1,237 @@
+"""HTTP helpers shared by dispatch and every handler.
+
+Parsing and validating bodies and query strings, the one way to raise an
+HTTP error with a code, and the one way to build a JSON response (where the
+version-dependent headers are decided). No SQL here.
+"""
+import datetime
+import functools
+import json
+import re
+import urllib.parse
+import uuid
+
+import jsonschema
+from oslo_utils import uuidutils
+import webob
+import webob.exc
+
+from placement import errors
+from placement import microversion
+
+CONTEXT_KEY = 'placement.context'
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+@_FORMAT_CHECKER.checks('uuid')
+def _is_uuid_like(value):
+    return uuidutils.is_uuid_like(value)
+
+
+def http_error(exc_class, detail, code=None, **kwargs):
+    """Return a webob HTTP error carrying the placement error ``code``."""
+    exc = exc_class(detail, **kwargs)
+    exc.placement_code = code
+    return exc
+
+
+def normalize_uuid(value):
+    """Canonical lower-case dashed form of a uuid-like string."""
+    return str(uuid.UUID(value))
+
+
+def is_uuid_like(value):
+    return isinstance(value, str) and uuidutils.is_uuid_like(value)
+
+
+def wsgi_path_item(environ, name):
+    """The value of one named path segment, or None."""
+    args = environ.get('wsgiorg.routing_args', ((), {}))[1]
+    return args.get(name)
+
+
+def url(req, path):
+    """A link to ``path`` under the application's SCRIPT_NAME."""
+    return req.environ.get('SCRIPT_NAME', '') + path
+
+
+# --- request bodies -------------------------------------------------------
+
+def _check_storable(data):
+    """Refuse strings that no database can store (lone surrogates)."""
+    try:
+        json.dumps(data, ensure_ascii=False).encode('utf-8')
+    except UnicodeEncodeError:
+        raise http_error(
+            webob.exc.HTTPBadRequest,
+            'Malformed JSON: the body contains characters that are not '
+            'valid Unicode (lone surrogates).')
+
+
+def validate(data, schema, prefix='JSON does not validate'):
+    """Validate ``data`` against ``schema``; 400 with jsonschema's message."""
+    try:
+        jsonschema.validate(data, schema, format_checker=_FORMAT_CHECKER)
+    except jsonschema.ValidationError as exc:
+        raise http_error(webob.exc.HTTPBadRequest,
+                         '%s: %s' % (prefix, exc.message))
+    except RecursionError:
+        raise http_error(webob.exc.HTTPBadRequest,
+                         '%s: the document is nested too deeply' % prefix)
+
+
+def extract_json(body, schema):
+    """Parse a JSON request body and validate it against ``schema``."""
+    try:
+        data = json.loads(body)
+    except RecursionError:
+        raise http_error(webob.exc.HTTPBadRequest,
+                         'Malformed JSON: the document is nested too deeply')
+    except ValueError as exc:
+        raise http_error(webob.exc.HTTPBadRequest,
+                         'Malformed JSON: %s' % exc)
+    _check_storable(data)
+    validate(data, schema)
+    return data
+
+
+# --- query strings --------------------------------------------------------
+
+def check_query_encoding(environ):
+    """400 unless the query string and path decode as UTF-8."""
+    for key in ('QUERY_STRING', 'PATH_INFO'):
+        raw = environ.get(key, '')
+        if key == 'QUERY_STRING':
+            raw = urllib.parse.unquote_to_bytes(raw.replace('+', ' '))
+        elif isinstance(raw, str):
+            raw = raw.encode('latin-1', 'replace')
+        try:
+            text = raw.decode('utf-8')
+            text.encode('utf-8')
+        except UnicodeError:
+            raise http_error(
+                webob.exc.HTTPBadRequest,
+                'The %s is not valid UTF-8.' %
+                ('query string' if key == 'QUERY_STRING' else 'path'))
+
+
+def query_lists(req):
+    """The query string as {name: [value, ...]} in the order given."""
+    params = {}
+    for key, value in req.GET.items():
+        params.setdefault(key, []).append(value)
+    return params
+
+
+def validate_query(req, schema):
+    """Validate the query string (last value of each key) against schema.
+
+    Returns {name: [values]} for the handler to parse further.
+    """
+    params = query_lists(req)
+    flat = {key: values[-1] for key, values in params.items()}
+    validate(flat, schema, prefix='Invalid query string parameters')
+    return params
+
+
+# --- responses ------------------------------------------------------------
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def as_utc(value):
+    """A stored (naive UTC) timestamp as an aware datetime."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=datetime.timezone.utc)
+    return value
+
+
+def newest(timestamps):
+    """The latest of some timestamps (None entries ignored), else now."""
+    present = [as_utc(t) for t in timestamps if t is not None]
+    return max(present) if present else utcnow()
+
+
+def _set_cache_headers(resp, mv, modified):
+    if mv >= microversion.CACHE_HEADERS:
+        resp.last_modified = as_utc(modified) or utcnow()
+        resp.cache_control = 'no-cache'
+
+
+def json_response(req, mv, body, status=200, modified=None, location=None):
+    """A JSON response; last-modified and cache-control from 1.15.
+
+    ``modified`` is the entity's newest timestamp; None means now.
+    """
+    resp = webob.Response(status=status, content_type='application/json',
+                          charset='utf-8')
+    resp.body = json.dumps(body).encode('utf-8')
+    if location:
+        resp.location = location
+    _set_cache_headers(resp, mv, modified)
+    return resp
+
+
+def empty_response(req, mv, status=204, location=None, modified=None,
+                   cache_headers=False):
+    """A response with no body (204, or 201 before 1.20)."""
+    resp = webob.Response(status=status)
+    resp.content_type = None
+    if location:
+        resp.location = location
+    if cache_headers:
+        _set_cache_headers(resp, mv, modified)
+    return resp
+
+
+# --- decorators -----------------------------------------------------------
+
+def check_accept(*types):
+    """406 unless the Accept header allows one of ``types``."""
+    def decorate(handler):
+        @functools.wraps(handler)
+        def wrapper(req):
+            accept = req.headers.get('Accept')
+            if accept and not req.accept.acceptable_offers(list(types)):
+                raise http_error(webob.exc.HTTPNotAcceptable,
+                                 'Only %s is provided' % ', '.join(types))
+            return handler(req)
+        return wrapper
+    return decorate
+
+
+_MEDIA_RE = re.compile(r'^\s*([^;\s]+)')
+
+
+def require_content(content_type):
+    """415 unless the request body's media type is ``content_type``."""
+    def decorate(handler):
+        @functools.wraps(handler)
+        def wrapper(req):
+            header = req.headers.get('Content-Type')
+            media = None
+            if header:
+                match = _MEDIA_RE.match(header)
+                media = match.group(1).lower() if match else header
+            if media != content_type:
+                raise http_error(
+                    webob.exc.HTTPUnsupportedMediaType,
+                    'The media type %s is not supported, use %s' %
+                    (media, content_type))
+            return handler(req)
+        return wrapper
+    return decorate
+
+
+def context(req):
+    """The request context the auth middleware built."""
+    return req.environ[CONTEXT_KEY]
+
+
+def version(req):
+    """The negotiated microversion."""
+    return req.environ[microversion.ENVIRON_KEY]
+
