@@ -2,4 +2,73 @@
 
 Imports only the standard library and its own modules: no SQL, WebOb,
 oslo or placement modules outside ``placement.solver``.
+
+    candidates = solve(snapshot, query, options)
 """
+from placement.solver import combine
+from placement.solver import groups
+from placement.solver import model
+from placement.solver import order
+
+
+def match_groups(index, query):
+    """Per group (query order): {anchor: matches}; None if a group has
+    no match anywhere (then there is no candidate at all).
+    """
+    per_group = []
+    for group in query.groups:
+        if group.is_granular:
+            matches = groups.granular_matches(index, group)
+        else:
+            matches = groups.unsuffixed_slots(index, group)
+        if not matches:
+            return None
+        per_group.append(matches)
+    return per_group
+
+
+def viable_anchors(index, query, per_group):
+    """The snapshot's anchors that every group can serve and whose root
+    meets root_required, in snapshot order.
+    """
+    anchors = []
+    for anchor in index.snapshot.anchors:
+        if anchor not in index.snapshot.providers:
+            continue
+        if not all(anchor in matches for matches in per_group):
+            continue
+        if query.root_traits and not query.root_traits.is_satisfied_by(
+                index.traits_of(anchor)):
+            continue
+        anchors.append(anchor)
+    return anchors
+
+
+def solve(snapshot, query, options=model.SolverOptions(), seen=None,
+          count=None):
+    """Return the candidates of ``query`` over ``snapshot`` as a list.
+
+    Generation stops after ``count`` new candidates (default: the cap from
+    limit and max_candidates). ``seen`` (a set) carries de-duplication
+    across successive snapshots of one request.
+    """
+    if count is None:
+        count = order.cap(query.limit, options.max_candidates)
+    seen = set() if seen is None else seen
+    index = groups.Index(snapshot)
+    per_group = match_groups(index, query)
+    if per_group is None:
+        return []
+    plan = combine.Plan(index, query)
+    anchors = order.anchor_order(viable_anchors(index, query, per_group),
+                                 options.rng)
+
+    def generator_for(anchor):
+        return combine.walk_anchor(
+            plan, plan.slots_for(anchor, per_group, options.rng))
+
+    candidates = order.take_unique(
+        order.stream(anchors, generator_for, options.strategy), count, seen)
+    if options.rng is not None and count is None:
+        options.rng.shuffle(candidates)
+    return candidates

@@ -46,3 +46,163 @@ class AggregateFilter:
     def is_satisfied_by(self, aggregates):
         return (all(group & aggregates for group in self.required)
                 and not (self.forbidden & aggregates))
+
+
+def capacity(total, reserved, allocation_ratio):
+    """Usable amount of one inventory: int((total - reserved) * ratio).
+
+    The SQL form of the same rule is ``objects._sql.capacity_expr``.
+    """
+    return int((total - reserved) * allocation_ratio)
+
+
+@dataclasses.dataclass(frozen=True)
+class Inventory:
+    """One (provider, class) inventory as the solver needs it."""
+
+    capacity: int
+    used: int = 0
+    min_unit: int = 1
+    max_unit: int = 2147483647
+    step_size: int = 1
+
+    def fits(self, amount, already=0):
+        """True when ``amount`` more (on top of ``already`` requested in
+        this candidate) can be allocated from here.
+
+        min_unit and step_size apply to the amount of one group; the
+        merged sum is checked against capacity and max_unit only.
+        """
+        return (self.min_unit <= amount
+                and amount % self.step_size == 0
+                and already + amount <= self.max_unit
+                and self.used + already + amount <= self.capacity)
+
+
+@dataclasses.dataclass(frozen=True)
+class Provider:
+    """A node of a provider tree (ids are internal integers)."""
+
+    id: int
+    uuid: str
+    parent_id: typing.Optional[int]
+    root_id: int
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestGroup:
+    """One request group. ``suffix`` '' is the unsuffixed group.
+
+    resources: ((class name, amount), ...), possibly empty for a
+    resourceless suffixed group; in_tree: a provider uuid or None.
+    """
+
+    suffix: str = ''
+    resources: typing.Tuple[typing.Tuple[str, int], ...] = ()
+    traits: TraitFilter = TraitFilter()
+    aggregates: AggregateFilter = AggregateFilter()
+    in_tree: typing.Optional[str] = None
+
+    @property
+    def is_granular(self):
+        return self.suffix != ''
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidateQuery:
+    """Everything a GET /allocation_candidates asks, version resolved.
+
+    nested_aware is False below 1.29: a candidate may then use at most one
+    provider of each tree when the deployment has nested providers.
+    """
+
+    groups: typing.Tuple[RequestGroup, ...]
+    group_policy: typing.Optional[str] = None
+    same_subtrees: typing.Tuple[typing.Tuple[str, ...], ...] = ()
+    root_traits: TraitFilter = TraitFilter()
+    limit: typing.Optional[int] = None
+    nested_aware: bool = True
+
+    @property
+    def resource_classes(self):
+        return frozenset(rc for group in self.groups
+                         for rc, _ in group.resources)
+
+    @property
+    def trait_names(self):
+        names = set(self.root_traits.names)
+        for group in self.groups:
+            names |= group.traits.names
+        return frozenset(names)
+
+    @property
+    def aggregate_uuids(self):
+        uuids = set()
+        for group in self.groups:
+            uuids |= group.aggregates.forbidden
+            for any_of in group.aggregates.required:
+                uuids |= any_of
+        return frozenset(uuids)
+
+    @property
+    def in_tree_uuids(self):
+        return frozenset(group.in_tree for group in self.groups
+                         if group.in_tree)
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """The providers a request can use, indexed by integer id.
+
+    inventories: {provider_id: {class name: Inventory}} (requested classes
+    only); traits / aggregates: {provider_id: frozenset of names / uuids}
+    (only those the query mentions); sharing: ids of sharing providers;
+    sharing_anchors: {sharing provider id: frozenset of root ids};
+    anchors: the root ids to solve for, in order; has_nested: whether the
+    deployment has any provider with a parent.
+    """
+
+    providers: typing.Mapping[int, Provider]
+    inventories: typing.Mapping[int, typing.Mapping[str, Inventory]]
+    traits: typing.Mapping[int, frozenset] = dataclasses.field(
+        default_factory=dict)
+    aggregates: typing.Mapping[int, frozenset] = dataclasses.field(
+        default_factory=dict)
+    sharing: frozenset = frozenset()
+    sharing_anchors: typing.Mapping[int, frozenset] = dataclasses.field(
+        default_factory=dict)
+    anchors: typing.Tuple[int, ...] = ()
+    has_nested: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class SolverOptions:
+    """Operator settings as plain values.
+
+    max_candidates: -1 for no cap; strategy: 'depth-first' or
+    'breadth-first'; rng: a seeded random.Random when randomizing.
+    """
+
+    max_candidates: int = -1
+    strategy: str = 'depth-first'
+    rng: typing.Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One allocation request.
+
+    allocations: sorted ((provider_id, class, amount), ...);
+    mappings: sorted ((suffix, (provider_id, ...)), ...).
+    """
+
+    allocations: typing.Tuple[typing.Tuple[int, str, int], ...]
+    mappings: typing.Tuple[typing.Tuple[str, typing.Tuple[int, ...]], ...]
+
+    @property
+    def provider_ids(self):
+        return frozenset(rp_id for rp_id, _, _ in self.allocations)
+
+    @property
+    def mapped_ids(self):
+        return frozenset(rp_id for _, ids in self.mappings for rp_id in ids)

@@ -1,0 +1,179 @@
+"""Combining request groups for one anchor root, lazily.
+
+A depth-first walk over *slots* (one per class of the unsuffixed group,
+one per suffixed group) that prunes a partial assignment as soon as it
+breaks capacity/max_unit, group_policy=isolate, same_subtree, or the
+one-provider-per-tree rule of non-nested-aware versions. Pure.
+"""
+import dataclasses
+import typing
+
+from placement.solver import groups as groups_mod
+from placement.solver import model
+
+
+@dataclasses.dataclass(frozen=True)
+class Slot:
+    """One choice in the walk: which provider serves ``resources``.
+
+    group_index: position of the group in the query; choices: provider ids.
+    """
+
+    group_index: int
+    suffix: str
+    resources: typing.Tuple[typing.Tuple[str, int], ...]
+    choices: typing.Sequence[int]
+
+
+@dataclasses.dataclass
+class _Walk:
+    """Mutable state of one anchor's walk."""
+
+    added: dict
+    chosen: list
+    granular_used: set
+    tree_user: dict
+
+
+class Plan:
+    """What the walk needs to know about the query, computed once."""
+
+    def __init__(self, index, query):
+        self.index = index
+        self.query = query
+        self.isolate = query.group_policy == 'isolate'
+        self.one_per_tree = (not query.nested_aware
+                             and index.snapshot.has_nested)
+        self.unsuffixed = next(
+            (g for g in query.groups if not g.is_granular), None)
+
+    def slots_for(self, anchor, per_group, rng=None):
+        """The slots of one anchor, in walk order."""
+        slots = []
+        for position, group in enumerate(self.query.groups):
+            matches = per_group[position][anchor]
+            if group.is_granular:
+                slots.append(Slot(position, group.suffix, group.resources,
+                                  _maybe_shuffled(matches, rng)))
+                continue
+            for (rc, amount), choices in zip(group.resources, matches):
+                slots.append(Slot(position, '', ((rc, amount),),
+                                  _maybe_shuffled(choices, rng)))
+        return slots
+
+    def checkpoints(self, slots):
+        """{slot position: [check, ...]} run once that slot is chosen."""
+        checks = {}
+        last_unsuffixed = max((i for i, s in enumerate(slots)
+                               if s.suffix == ''), default=None)
+        if last_unsuffixed is not None and self.unsuffixed.traits:
+            checks.setdefault(last_unsuffixed, []).append(
+                self._unsuffixed_traits_ok)
+        by_suffix = {s.suffix: i for i, s in enumerate(slots) if s.suffix}
+        for suffixes in self.query.same_subtrees:
+            at = max(by_suffix[sfx] for sfx in suffixes)
+            positions = tuple(by_suffix[sfx] for sfx in suffixes)
+            checks.setdefault(at, []).append(
+                _same_subtree_check(self.index, positions))
+        return checks
+
+    def _unsuffixed_traits_ok(self, slots, walk):
+        traits = set()
+        for slot, rp_id in zip(slots, walk.chosen):
+            if slot.suffix == '':
+                traits |= self.index.traits_of(rp_id)
+        return groups_mod.satisfies_collectively(
+            self.unsuffixed.traits, traits)
+
+
+def _maybe_shuffled(choices, rng):
+    if rng is None:
+        return choices
+    choices = list(choices)
+    rng.shuffle(choices)
+    return choices
+
+
+def _same_subtree_check(index, positions):
+    def check(slots, walk):
+        chosen = {walk.chosen[i] for i in positions}
+        return any(all(top in index.ancestors(rp_id) for rp_id in chosen)
+                   for top in chosen)
+    return check
+
+
+def walk_anchor(plan, slots):
+    """Yield every Candidate of one anchor (depth-first, lazily)."""
+    checks = plan.checkpoints(slots)
+    walk = _Walk({}, [], set(), {})
+    yield from _descend(plan, slots, checks, walk, 0)
+
+
+def _descend(plan, slots, checks, walk, depth):
+    if depth == len(slots):
+        yield _candidate(slots, walk)
+        return
+    slot = slots[depth]
+    for rp_id in slot.choices:
+        if not _place(plan, slot, rp_id, walk):
+            continue
+        if all(check(slots, walk) for check in checks.get(depth, ())):
+            yield from _descend(plan, slots, checks, walk, depth + 1)
+        _unplace(plan, slot, rp_id, walk)
+
+
+def _place(plan, slot, rp_id, walk):
+    """Add one choice to the walk; False (and no change) if it breaks a
+    rule that can be decided now.
+    """
+    if slot.suffix and plan.isolate and rp_id in walk.granular_used:
+        return False
+    if plan.one_per_tree:
+        root = plan.index.root_of(rp_id)
+        if walk.tree_user.get(root, (rp_id, 0))[0] != rp_id:
+            return False
+    inventory = plan.index.snapshot.inventories.get(rp_id, {})
+    for rc, amount in slot.resources:
+        already = walk.added.get((rp_id, rc), 0)
+        if already and not inventory[rc].fits(amount, already):
+            return False
+    for rc, amount in slot.resources:
+        walk.added[(rp_id, rc)] = walk.added.get((rp_id, rc), 0) + amount
+    walk.chosen.append(rp_id)
+    if slot.suffix and plan.isolate:
+        walk.granular_used.add(rp_id)
+    if plan.one_per_tree and slot.resources:
+        root = plan.index.root_of(rp_id)
+        user, count = walk.tree_user.get(root, (rp_id, 0))
+        walk.tree_user[root] = (rp_id, count + 1)
+    return True
+
+
+def _unplace(plan, slot, rp_id, walk):
+    for rc, amount in slot.resources:
+        left = walk.added[(rp_id, rc)] - amount
+        if left:
+            walk.added[(rp_id, rc)] = left
+        else:
+            del walk.added[(rp_id, rc)]
+    walk.chosen.pop()
+    if slot.suffix and plan.isolate:
+        walk.granular_used.discard(rp_id)
+    if plan.one_per_tree and slot.resources:
+        root = plan.index.root_of(rp_id)
+        user, count = walk.tree_user[root]
+        if count == 1:
+            del walk.tree_user[root]
+        else:
+            walk.tree_user[root] = (user, count - 1)
+
+
+def _candidate(slots, walk):
+    allocations = tuple(sorted(
+        (rp_id, rc, amount) for (rp_id, rc), amount in walk.added.items()))
+    mapped = {}
+    for slot, rp_id in zip(slots, walk.chosen):
+        mapped.setdefault(slot.suffix, set()).add(rp_id)
+    mappings = tuple(sorted((sfx, tuple(sorted(ids)))
+                            for sfx, ids in mapped.items()))
+    return model.Candidate(allocations, mappings)

@@ -1,0 +1,147 @@
+"""Which providers can serve each request group, bucketed by anchor root.
+
+An *anchor* is the root of the tree a candidate is built around; a
+sharing provider serves its own root and every root its aggregates link
+it to. Pure: no SQL, no WebOb.
+"""
+import collections
+
+_EMPTY = frozenset()
+
+
+class Index:
+    """Lookups derived once from a Snapshot."""
+
+    def __init__(self, snapshot):
+        self.snapshot = snapshot
+        self.by_uuid = {p.uuid: p.id for p in snapshot.providers.values()}
+        self.by_class = collections.defaultdict(list)
+        for rp_id in sorted(snapshot.inventories):
+            for rc in snapshot.inventories[rp_id]:
+                self.by_class[rc].append(rp_id)
+        self._ancestors = {}
+
+    def root_of(self, rp_id):
+        return self.snapshot.providers[rp_id].root_id
+
+    def traits_of(self, rp_id):
+        return self.snapshot.traits.get(rp_id, _EMPTY)
+
+    def aggregates_of(self, rp_id):
+        return self.snapshot.aggregates.get(rp_id, _EMPTY)
+
+    def anchors_of(self, rp_id):
+        """The roots whose candidates may use this provider."""
+        root = self.root_of(rp_id)
+        if rp_id in self.snapshot.sharing:
+            extra = self.snapshot.sharing_anchors.get(rp_id, _EMPTY)
+            return sorted({root} | set(extra))
+        return (root,)
+
+    def ancestors(self, rp_id):
+        """The provider and every ancestor of it, as a frozenset."""
+        found = self._ancestors.get(rp_id)
+        if found is None:
+            chain, node = [], rp_id
+            while node is not None and node in self.snapshot.providers:
+                chain.append(node)
+                node = self.snapshot.providers[node].parent_id
+            found = self._ancestors[rp_id] = frozenset(chain)
+        return found
+
+    def tree_root_of_uuid(self, rp_uuid):
+        """Root id of the tree holding ``rp_uuid``; -1 if unknown."""
+        rp_id = self.by_uuid.get(rp_uuid)
+        return -1 if rp_id is None else self.root_of(rp_id)
+
+
+def _fits_all(index, rp_id, resources):
+    inventory = index.snapshot.inventories.get(rp_id, {})
+    for rc, amount in resources:
+        inv = inventory.get(rc)
+        if inv is None or not inv.fits(amount):
+            return False
+    return True
+
+
+def granular_matches(index, group):
+    """{anchor root: [provider ids]} of the single providers that satisfy
+    a suffixed (or resourceless) group on their own.
+    """
+    if group.resources:
+        pool = index.by_class.get(group.resources[0][0], ())
+    else:
+        pool = sorted(index.snapshot.providers)
+    tree_root = (index.tree_root_of_uuid(group.in_tree)
+                 if group.in_tree else None)
+    found = collections.defaultdict(list)
+    for rp_id in pool:
+        if tree_root is not None and index.root_of(rp_id) != tree_root:
+            continue
+        if not _fits_all(index, rp_id, group.resources):
+            continue
+        if not group.traits.is_satisfied_by(index.traits_of(rp_id)):
+            continue
+        if not group.aggregates.is_satisfied_by(index.aggregates_of(rp_id)):
+            continue
+        for anchor in index.anchors_of(rp_id):
+            found[anchor].append(rp_id)
+    return dict(found)
+
+
+def _member_of_rp_or_root(aggregate_filter, rp_aggs, root_aggs):
+    """member_of of the unsuffixed group: the provider or its root must
+    meet every required entry on its own; neither may be in a forbidden
+    aggregate.
+    """
+    if aggregate_filter.forbidden & (rp_aggs | root_aggs):
+        return False
+    required = aggregate_filter.required
+    return (all(any_of & rp_aggs for any_of in required)
+            or all(any_of & root_aggs for any_of in required))
+
+
+def _may_contribute(index, group, rp_id, tree_root):
+    if tree_root is not None and index.root_of(rp_id) != tree_root:
+        return False
+    if group.traits.forbidden & index.traits_of(rp_id):
+        return False
+    if group.aggregates:
+        root_aggs = index.aggregates_of(index.root_of(rp_id))
+        return _member_of_rp_or_root(
+            group.aggregates, index.aggregates_of(rp_id), root_aggs)
+    return True
+
+
+def unsuffixed_slots(index, group):
+    """{anchor root: [[provider ids for class 1], [... class 2], ...]}
+    for the unsuffixed group, in the order of ``group.resources``; only
+    anchors where every class has at least one provider.
+    """
+    tree_root = (index.tree_root_of_uuid(group.in_tree)
+                 if group.in_tree else None)
+    per_class = []
+    for rc, amount in group.resources:
+        options = collections.defaultdict(list)
+        for rp_id in index.by_class.get(rc, ()):
+            inv = index.snapshot.inventories[rp_id][rc]
+            if inv.fits(amount) and _may_contribute(
+                    index, group, rp_id, tree_root):
+                for anchor in index.anchors_of(rp_id):
+                    options[anchor].append(rp_id)
+        per_class.append(options)
+    if not per_class:
+        return {}
+    anchors = set(per_class[0])
+    for options in per_class[1:]:
+        anchors &= set(options)
+    return {anchor: [options[anchor] for options in per_class]
+            for anchor in anchors}
+
+
+def satisfies_collectively(trait_filter, traits):
+    """Required and any-of traits of the unsuffixed group, checked over
+    the union of the contributing providers' traits.
+    """
+    return (trait_filter.required <= traits
+            and all(any_of & traits for any_of in trait_filter.any_of))

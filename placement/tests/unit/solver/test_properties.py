@@ -1,0 +1,96 @@
+"""Property tests: the solver against the brute-force oracle."""
+import random
+import unittest
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from placement import solver
+from placement.solver import model
+from placement.tests.unit.solver import oracle
+from placement.tests.unit.solver import strategies
+
+EXAMPLES = settings(max_examples=150, deadline=None)
+
+
+@st.composite
+def problems(draw):
+    snapshot = draw(strategies.forests())
+    return snapshot, draw(strategies.queries(snapshot))
+
+
+class TestAgainstOracle(unittest.TestCase):
+
+    @EXAMPLES
+    @given(problems())
+    def test_unlimited_result_equals_oracle(self, problem):
+        snapshot, query = problem
+        found = solver.solve(snapshot, query)
+        self.assertEqual(len(found), len(set(found)))
+        self.assertEqual(set(found), oracle.candidates(snapshot, query))
+
+    @EXAMPLES
+    @given(problems(), st.integers(1, 4))
+    def test_limit_gives_a_prefix(self, problem, limit):
+        snapshot, query = problem
+        full = solver.solve(snapshot, query)
+        limited = solver.solve(
+            snapshot, model.CandidateQuery(**{**query.__dict__,
+                                              'limit': limit}))
+        self.assertEqual(full[:limit], limited)
+
+    @EXAMPLES
+    @given(problems(), st.integers(1, 4))
+    def test_max_candidates_caps_breadth_first(self, problem, cap):
+        snapshot, query = problem
+        options = model.SolverOptions(max_candidates=cap,
+                                      strategy='breadth-first')
+        found = solver.solve(snapshot, query, options)
+        self.assertLessEqual(len(found), cap)
+        self.assertLessEqual(set(found), oracle.candidates(snapshot, query))
+
+    @EXAMPLES
+    @given(problems(), st.integers(0, 99))
+    def test_randomized_is_a_subset_and_reproducible(self, problem, seed):
+        snapshot, query = problem
+        query = model.CandidateQuery(**{**query.__dict__, 'limit': 2})
+        first = solver.solve(snapshot, query,
+                             model.SolverOptions(rng=random.Random(seed)))
+        again = solver.solve(snapshot, query,
+                             model.SolverOptions(rng=random.Random(seed)))
+        self.assertEqual(first, again)
+        self.assertLessEqual(len(first), 2)
+        self.assertLessEqual(set(first), oracle.candidates(snapshot, query))
+
+
+class TestCandidateInvariants(unittest.TestCase):
+    """Direct checks of each rule on every candidate."""
+
+    @EXAMPLES
+    @given(problems())
+    def test_every_candidate_respects_capacity_and_policy(self, problem):
+        snapshot, query = problem
+        for candidate in solver.solve(snapshot, query):
+            self._check_capacity(snapshot, candidate)
+            self._check_groups(snapshot, query, candidate)
+
+    def _check_capacity(self, snapshot, candidate):
+        for rp_id, rc, amount in candidate.allocations:
+            inv = snapshot.inventories[rp_id][rc]
+            self.assertLessEqual(inv.used + amount, inv.capacity)
+            self.assertLessEqual(amount, inv.max_unit)
+
+    def _check_groups(self, snapshot, query, candidate):
+        mappings = dict(candidate.mappings)
+        granular = [mappings[g.suffix][0] for g in query.groups if g.suffix]
+        if query.group_policy == 'isolate':
+            self.assertEqual(len(granular), len(set(granular)))
+        for group in query.groups:
+            for rp_id in mappings[group.suffix]:
+                traits = snapshot.traits.get(rp_id, frozenset())
+                self.assertFalse(group.traits.forbidden & traits)
+                if group.suffix:
+                    self.assertTrue(group.traits.is_satisfied_by(traits))
+                    self.assertTrue(group.aggregates.is_satisfied_by(
+                        snapshot.aggregates.get(rp_id, frozenset())))
