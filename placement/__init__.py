@@ -1,0 +1,1 @@
+"""placement: a drop-in implementation of the OpenStack Placement API."""

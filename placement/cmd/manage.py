@@ -1,0 +1,243 @@
+"""placement-manage: schema and data migrations for operators.
+
+    placement-manage [--config-file PATH] [--config-dir DIR] db sync
+    placement-manage ... db version
+    placement-manage ... db stamp REVISION
+    placement-manage ... db online_data_migrations [--max-count N]
+
+Configuration comes from ``/etc/placement/placement.conf`` unless
+``--config-file`` / ``--config-dir`` say otherwise (the WSGI app's
+``OS_PLACEMENT_CONFIG_DIR`` does not apply here). Exit codes of
+online_data_migrations: 0 nothing left, 1 ``--max-count`` made progress
+(run again), 2 a migration failed, 127 bad input.
+"""
+import argparse
+import collections
+import os
+import sys
+
+from oslo_config import cfg
+from oslo_log import log as logging
+import prettytable
+
+from placement import conf as placement_conf
+from placement.db import api as db_api
+from placement.db import migration
+from placement import exception
+from placement.objects import data_migration
+
+LOG = logging.getLogger(__name__)
+
+DEFAULT_CONFIG_FILE = '/etc/placement/placement.conf'
+DEFAULT_BATCH = 50
+EXIT_OK, EXIT_MORE, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2, 127
+
+
+class CommandError(Exception):
+    """A failure to report in one line, without a traceback."""
+
+
+def _set_root_provider_ids(db, conf, count):
+    return data_migration.set_root_provider_ids(db, count)
+
+
+def _create_incomplete_consumers(db, conf, count):
+    return data_migration.create_incomplete_consumers(
+        db, count, conf.placement.incomplete_consumer_project_id,
+        conf.placement.incomplete_consumer_user_id)
+
+
+# In order: consumers may depend on providers being complete.
+ONLINE_MIGRATIONS = (
+    ('set_root_provider_ids', _set_root_provider_ids),
+    ('create_incomplete_consumers', _create_incomplete_consumers),
+)
+
+
+def _run_batch(db, conf, max_count):
+    """One pass over the migrations, at most ``max_count`` rows in all.
+
+    Returns ({name: (found, done)}, whether any migration raised).
+    """
+    results = collections.OrderedDict()
+    failed = False
+    ran = 0
+    for name, migrate in ONLINE_MIGRATIONS:
+        try:
+            found, done = migrate(db, conf, max_count - ran)
+        except Exception:
+            LOG.exception('Error attempting to run %s', name)
+            found = done = 0
+            failed = True
+        if found:
+            print('%d rows matched query %s, %d migrated'
+                  % (found, name, done))
+        results[name] = (found, done)
+        ran += done
+        if ran >= max_count:
+            break
+    return results, failed
+
+
+def _print_table(totals):
+    table = prettytable.PrettyTable(['Migration', 'Total Found',
+                                     'Completed'])
+    for name, (found, done) in totals.items():
+        table.add_row([name, found, done])
+    print(table)
+
+
+def _parse_max_count(value):
+    if value is None:
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        return -1
+    return count
+
+
+def online_data_migrations(db, conf, max_count=None):
+    """Run the online migrations; return the documented exit code."""
+    limited = max_count is not None
+    count = _parse_max_count(max_count)
+    if limited and count < 1:
+        print('Must supply a positive value for max_count')
+        return EXIT_BAD_INPUT
+    if not limited:
+        count = DEFAULT_BATCH
+        print('Running batches of %d until complete' % count)
+    totals = collections.OrderedDict()
+    while True:
+        results, failed = _run_batch(db, conf, count)
+        ran = 0
+        for name, (found, done) in results.items():
+            old_found, old_done = totals.get(name, (0, 0))
+            totals[name] = (max(old_found, found), old_done + done)
+            ran += done
+        if limited or not ran:
+            break
+    _print_table(totals)
+    if failed and not (limited and ran):
+        print('Some migrations failed unexpectedly. Check log for details.')
+        return EXIT_FAILED
+    return EXIT_MORE if ran else EXIT_OK
+
+
+def db_sync(db, conf, args):
+    try:
+        migration.upgrade(db, 'head')
+    except Exception as exc:
+        LOG.debug('db sync failed', exc_info=True)
+        raise CommandError('db sync failed: %s' % exc)
+    return EXIT_OK
+
+
+def db_version(db, conf, args):
+    print(migration.version(db))
+    return EXIT_OK
+
+
+def db_stamp(db, conf, args):
+    try:
+        migration.stamp(db, args.version)
+    except Exception as exc:
+        raise CommandError('db stamp failed: %s' % exc)
+    return EXIT_OK
+
+
+def db_online_data_migrations(db, conf, args):
+    return online_data_migrations(db, conf, args.max_count)
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog='placement-manage',
+        description='Administrative tasks for the placement service.')
+    parser.add_argument('--config-file', action='append', metavar='PATH',
+                        help='Configuration file (default %s); may be '
+                             'repeated.' % DEFAULT_CONFIG_FILE)
+    parser.add_argument('--config-dir', metavar='DIR',
+                        help='Directory of *.conf files read after the '
+                             'configuration files.')
+    categories = parser.add_subparsers(title='categories', dest='category',
+                                       metavar='<category>')
+    db_parser = categories.add_parser('db', help='Database commands.')
+    commands = db_parser.add_subparsers(title='commands', dest='command',
+                                        metavar='<command>')
+    commands.add_parser(
+        'sync', help='Upgrade the database schema to the most recent '
+                     'version.').set_defaults(func=db_sync)
+    commands.add_parser(
+        'version', help='Print the current database version.'
+    ).set_defaults(func=db_version)
+    stamp = commands.add_parser(
+        'stamp', help="Stamp the revision table with the given revision; "
+                      "don't run any migrations.")
+    stamp.add_argument('version', help='The revision id to record.')
+    stamp.set_defaults(func=db_stamp)
+    online = commands.add_parser(
+        'online_data_migrations',
+        help='Perform data migration to update all live data.')
+    online.add_argument('--max-count', metavar='<number>', dest='max_count',
+                        help='Maximum number of objects to migrate; '
+                             'default: batches of %d until complete.'
+                             % DEFAULT_BATCH)
+    online.set_defaults(func=db_online_data_migrations)
+    return parser, db_parser
+
+
+def load_config(config_files, config_dir):
+    """A ConfigOpts from the given files (else the default file)."""
+    conf = cfg.ConfigOpts()
+    placement_conf.register_opts(conf)
+    args = []
+    for path in config_files or ():
+        args += ['--config-file', path]
+    if config_dir:
+        args += ['--config-dir', config_dir]
+    defaults = [DEFAULT_CONFIG_FILE] if os.path.exists(
+        DEFAULT_CONFIG_FILE) else []
+    try:
+        conf(args, project='placement', default_config_files=defaults)
+    except cfg.Error as exc:
+        raise CommandError(str(exc))
+    return conf
+
+
+def open_database(conf):
+    """The Database of ``conf``; CommandError when no URL is configured."""
+    try:
+        return db_api.create_database(conf)
+    except exception.ConfigError as exc:
+        raise CommandError(str(exc))
+
+
+def _execute(args):
+    conf = load_config(args.config_file, args.config_dir)
+    logging.setup(conf, 'placement')
+    if not conf.debug:
+        # Keep `db version` output to the revision alone.
+        logging.getLogger('alembic').logger.setLevel(logging.WARNING)
+    db = open_database(conf)
+    try:
+        return args.func(db, conf, args)
+    finally:
+        db.dispose()
+
+
+def main(argv=None):
+    """Entry point of ``placement-manage``; returns the exit code."""
+    parser, db_parser = _parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.category is None:
+        parser.print_help()
+        return 1
+    if getattr(args, 'func', None) is None:
+        db_parser.print_help()
+        return 1
+    try:
+        return _execute(args)
+    except CommandError as exc:
+        print('placement-manage: error: %s' % exc, file=sys.stderr)
+        return 1
