@@ -1,11 +1,18 @@
 """The request context: who is asking, plus the app's db and policy.
 
-Built once per request by the auth middleware from the identity headers
-(set by keystonemiddleware or noauth2), exactly as oslo.context reads them.
+Built once per request by the context middleware from the identity headers
+(set by keystonemiddleware or noauth2), exactly as oslo.context reads them:
+user, project, roles, system scope, domain and request ids. No WebOb or
+database access here.
 """
 from oslo_context import context
 
 from placement import policy
+
+
+def _clean_roles(roles):
+    """Drop the empty names a header like ``X-Roles: ,`` would give."""
+    return [role for role in roles if role]
 
 
 class RequestContext(context.RequestContext):
@@ -14,6 +21,7 @@ class RequestContext(context.RequestContext):
     def __init__(self, *args, config=None, db=None, enforcer=None,
                  **kwargs):
         super().__init__(*args, **kwargs)
+        self.roles = _clean_roles(self.roles)
         self.config = config
         self.db = db
         self.enforcer = enforcer

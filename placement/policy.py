@@ -1,8 +1,20 @@
 """Building the policy enforcer for one application, and asking it.
 
-The rules themselves are registered from ``placement.policies``; the
-operator's ``[oslo_policy] policy_file`` overrides them.
+The rules are registered from ``placement.policies``; the operator's
+``[oslo_policy] policy_file`` (YAML, or the deprecated JSON) and
+``policy_dirs`` override them, and oslo.policy reloads a file whose
+modification time changes.
+
+``[oslo_policy]`` keeps the documented defaults: ``enforce_scope`` and
+``enforce_new_defaults`` are False. oslo.policy releases that dropped the
+``enforce_scope`` option always check scope; placement registers the
+option itself there and, while it is False, evaluates a rule whose scope
+does not match the token's (logging a warning) instead of denying it, as
+older oslo.policy releases did.
 """
+import sys
+
+from oslo_config import cfg
 from oslo_log import log as logging
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
@@ -13,50 +25,108 @@ from placement import policies
 LOG = logging.getLogger(__name__)
 
 DEFAULT_POLICY_FILE = 'policy.yaml'
+GROUP = 'oslo_policy'
+
+ENFORCE_SCOPE_OPT = cfg.BoolOpt(
+    'enforce_scope',
+    default=False,
+    help='This option controls whether or not to enforce scope when '
+         'evaluating policies. If ``True``, the scope of the token used in '
+         'the request is compared to the ``scope_types`` of the policy '
+         'being enforced. If the scopes do not match, an ``InvalidScope`` '
+         'exception will be raised. If ``False``, a message will be logged '
+         'informing operators that policies are being invoked with '
+         'mismatching scope.')
 
 
-def set_defaults(conf):
-    """Register [oslo_policy] with placement's default file name."""
-    policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE)
+def register_opts(conf):
+    """Register [oslo_policy] with placement's defaults on ``conf``."""
+    policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE,
+                             enforce_new_defaults=False,
+                             enforce_scope=False)
+    if 'enforce_scope' not in conf[GROUP]:
+        conf.register_opt(ENFORCE_SCOPE_OPT, group=GROUP)
+
+
+def list_opts():
+    """The [oslo_policy] option placement adds, for oslo-config-generator.
+
+    Empty when the installed oslo.policy still defines ``enforce_scope``
+    (its own ``oslo.policy`` entry point then lists it).
+    """
+    library_names = {opt.name for _group, opts in policy_opts.list_opts()
+                     for opt in opts}
+    if ENFORCE_SCOPE_OPT.name in library_names:
+        return []
+    return [(GROUP, [ENFORCE_SCOPE_OPT])]
 
 
 def build_enforcer(conf):
     """An Enforcer with every placement rule registered, file loaded.
 
-    A malformed policy file raises here, at startup, not on a request.
+    A policy file that cannot be parsed, or whose rules do not parse,
+    raises ConfigError here, at startup, not on a request.
     """
-    set_defaults(conf)
+    register_opts(conf)
     enforcer = oslo_policy.Enforcer(conf)
     enforcer.register_defaults(policies.list_rules())
-    enforcer.load_rules()
+    try:
+        enforcer.load_rules()
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise exception.ConfigError(reason='cannot load policy file %s: %s'
+                                    % (enforcer.policy_path
+                                       or conf.oslo_policy.policy_file,
+                                       exc))
     return enforcer
 
 
 def authorize(ctx, action, target):
     """Raise exception.PolicyNotAuthorized unless ``action`` is allowed."""
+    enforcer = ctx.enforcer
     try:
-        ctx.enforcer.authorize(action, target, ctx, do_raise=True,
-                               exc=exception.PolicyNotAuthorized,
-                               action=action)
+        enforcer.authorize(action, target, ctx, do_raise=True,
+                           exc=exception.PolicyNotAuthorized, action=action)
     except oslo_policy.InvalidScope:
-        LOG.debug('Policy check for %s failed on scope', action)
-        raise exception.PolicyNotAuthorized(action=action)
+        if ctx.config.oslo_policy.enforce_scope:
+            LOG.debug('Policy check for %s failed on scope', action)
+            raise exception.PolicyNotAuthorized(action=action)
+        _authorize_ignoring_scope(enforcer, ctx, action, target)
+
+
+def _authorize_ignoring_scope(enforcer, ctx, action, target):
+    """Evaluate ``action``'s check alone, as with enforce_scope False."""
+    LOG.warning('Policy %s was called with a token of a scope it does not '
+                'list in its scope_types; allowed because [oslo_policy] '
+                'enforce_scope is False.', action)
+    check = enforcer.rules[action]
+    enforcer.enforce(check, target, ctx, do_raise=True,
+                     exc=exception.PolicyNotAuthorized, action=action)
+
+
+def config_file_args(argv):
+    """The --config-file/--config-dir arguments (with values) in argv."""
+    wanted = ('--config-file', '--config-dir')
+    found = []
+    args = iter(argv)
+    for arg in args:
+        if arg in wanted:
+            found.extend((arg, next(args, '')))
+        elif arg.startswith(tuple(option + '=' for option in wanted)):
+            found.append(arg)
+    return found
 
 
 def get_enforcer():
     """The ``oslo.policy.enforcer`` entry point, for oslopolicy-* tools.
 
     Those tools parse their own command line; this builds a ConfigOpts
-    from it so that ``--config-file`` points at the operator's files.
+    from its ``--config-file``/``--config-dir`` arguments, so that the
+    operator's placement.conf (and so its policy file) is used.
     """
-    import sys
-
-    from oslo_config import cfg
-
     from placement import conf as placement_conf
+
     conf = cfg.ConfigOpts()
     placement_conf.register_opts(conf)
-    argv = [arg for arg in sys.argv[1:]
-            if arg.startswith('--config-') or not arg.startswith('--')]
-    conf(argv, project='placement', default_config_files=[])
+    conf(config_file_args(sys.argv[1:]), project='placement',
+         default_config_files=[])
     return build_enforcer(conf)

@@ -1,7 +1,7 @@
 """Every policy rule placement registers, one module per entity.
 
 ``list_rules`` is the ``oslo.policy.policies`` entry point used by the
-sample and policy generators.
+sample and policy generators; the order is the manual's.
 """
 import itertools
 
@@ -17,7 +17,7 @@ from placement.policies import trait
 from placement.policies import usage
 
 MODULES = (base, resource_provider, resource_class, inventory, aggregate,
-           usage, trait, allocation, reshaper, allocation_candidate)
+           usage, trait, allocation, allocation_candidate, reshaper)
 
 
 def list_rules():
