@@ -103,6 +103,19 @@ class ResourceProviderInUse(Conflict):
                'Resource provider has allocations.')
 
 
+class InventoryExists(Exists):
+    msg_fmt = ("Inventory for '%(resource_class)s' on resource provider "
+               "'%(uuid)s' already exists.")
+
+
+class ResourceClassCannotUpdateStandard(InvalidInput):
+    msg_fmt = 'Cannot update standard resource class %(name)s'
+
+
+class ResourceClassCannotDeleteStandard(InvalidInput):
+    msg_fmt = 'Cannot delete standard resource class %(name)s.'
+
+
 class InventoryInUse(Conflict):
     msg_fmt = ("Inventory for '%(resource_classes)s' on resource provider "
                "'%(uuid)s' in use.")

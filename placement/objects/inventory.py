@@ -1,0 +1,329 @@
+"""Inventories: a provider's capacity records, one per resource class.
+
+Queries (``fetch_*``, ``replace_inventories``) take ``conn`` first and never
+begin, commit or bump a generation: the allocation and reshaper operations
+call them inside their own transactions. The operations at the bottom
+(``get_*``, ``set_*``, ``add_*``, ``update_*``, ``delete_*``) each open the
+one transaction of a request and bump the provider generation exactly once
+in it. No WebOb or microversions here: callers pass explicit flags such as
+``allow_reserved_equal_total``.
+"""
+import dataclasses
+import datetime
+import typing
+
+from oslo_db import exception as db_exc
+from oslo_log import log as logging
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+from placement import exception
+from placement.objects import _sql
+from placement.objects import resource_class as rc_obj
+from placement.objects import resource_provider as rp_obj
+from placement.solver import model
+
+LOG = logging.getLogger(__name__)
+
+MAX_INT = 2147483647
+
+
+@dataclasses.dataclass(frozen=True)
+class Inventory:
+    """One inventory record; the defaults are the API's field defaults."""
+
+    resource_class: str
+    total: int
+    reserved: int = 0
+    min_unit: int = 1
+    max_unit: int = MAX_INT
+    step_size: int = 1
+    allocation_ratio: float = 1.0
+    created_at: typing.Optional[datetime.datetime] = None
+    updated_at: typing.Optional[datetime.datetime] = None
+
+    @property
+    def capacity(self) -> int:
+        return model.capacity(self.total, self.reserved,
+                              self.allocation_ratio)
+
+    def values(self) -> dict:
+        """The stored fields (no class, no timestamps)."""
+        return {'total': self.total, 'reserved': self.reserved,
+                'min_unit': self.min_unit, 'max_unit': self.max_unit,
+                'step_size': self.step_size,
+                'allocation_ratio': self.allocation_ratio}
+
+
+# --- pure rules -----------------------------------------------------------
+
+def check_capacity(provider_uuid, inv, allow_reserved_equal_total):
+    """Raise InvalidInventoryCapacity* unless ``inv`` has usable capacity.
+
+    capacity = int((total - reserved) * allocation_ratio) must be > 0, or
+    >= 0 when ``allow_reserved_equal_total`` (microversion 1.26 on).
+    """
+    if allow_reserved_equal_total:
+        if inv.capacity < 0:
+            raise exception.InvalidInventoryCapacityReservedCanBeTotal(
+                resource_class=inv.resource_class, uuid=provider_uuid)
+    elif inv.capacity <= 0:
+        raise exception.InvalidInventoryCapacity(
+            resource_class=inv.resource_class, uuid=provider_uuid)
+
+
+def _warn_on_overuse(provider_uuid, inventories, usages):
+    """Log (do not refuse) inventories shrunk below their current usage."""
+    for name, inv in inventories.items():
+        used = usages.get(name, 0)
+        if used > inv.capacity:
+            LOG.warning('Resource provider %s now uses %d %s, more than the '
+                        'new capacity %d: no new allocations will fit until '
+                        'usage drops.', provider_uuid, used, name,
+                        inv.capacity)
+
+
+# --- queries ---------------------------------------------------------------
+
+def select_inventories_stmt():
+    """SELECT inv.*, rc.name FROM inventories inv
+    JOIN resource_classes rc ON rc.id = inv.resource_class_id
+    """
+    inv = models.inventories
+    rc = models.resource_classes
+    return sa.select(
+        rc.c.name.label('resource_class'), inv.c.total, inv.c.reserved,
+        inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+        inv.c.allocation_ratio, inv.c.created_at, inv.c.updated_at,
+    ).select_from(inv.join(rc, rc.c.id == inv.c.resource_class_id))
+
+
+def _inventory_from_row(row):
+    return Inventory(
+        resource_class=row.resource_class, total=row.total,
+        reserved=row.reserved, min_unit=row.min_unit,
+        max_unit=row.max_unit, step_size=row.step_size,
+        allocation_ratio=float(row.allocation_ratio),
+        created_at=row.created_at, updated_at=row.updated_at)
+
+
+def fetch_inventories(conn, provider_id) -> typing.Dict[str, Inventory]:
+    """{class name: Inventory} of one provider."""
+    rows = conn.execute(select_inventories_stmt().where(
+        models.inventories.c.resource_provider_id == provider_id))
+    return {row.resource_class: _inventory_from_row(row) for row in rows}
+
+
+def fetch_usages(conn, provider_id) -> typing.Dict[str, int]:
+    """{class name: sum of used} of the allocations against one provider.
+
+    SELECT rc.name, SUM(a.used) FROM allocations a
+    JOIN resource_classes rc ON rc.id = a.resource_class_id
+    WHERE a.resource_provider_id = :id GROUP BY rc.name
+    """
+    alloc = models.allocations
+    rc = models.resource_classes
+    rows = conn.execute(
+        sa.select(rc.c.name, sa.func.sum(alloc.c.used).label('used'))
+        .select_from(alloc.join(rc, rc.c.id == alloc.c.resource_class_id))
+        .where(alloc.c.resource_provider_id == provider_id)
+        .group_by(rc.c.name))
+    return {row.name: int(row.used) for row in rows}
+
+
+def _delete_rows(conn, provider_id, class_ids):
+    inv = models.inventories
+    if class_ids:
+        conn.execute(inv.delete()
+                     .where(inv.c.resource_provider_id == provider_id)
+                     .where(inv.c.resource_class_id.in_(sorted(class_ids))))
+
+
+def _update_row(conn, provider_id, class_id, inv_record, now):
+    inv = models.inventories
+    conn.execute(inv.update()
+                 .where(inv.c.resource_provider_id == provider_id)
+                 .where(inv.c.resource_class_id == class_id)
+                 .values(updated_at=now, **inv_record.values()))
+
+
+def _insert_rows(conn, provider_id, records, now):
+    if records:
+        conn.execute(sa.insert(models.inventories), [
+            dict(resource_provider_id=provider_id, resource_class_id=class_id,
+                 created_at=now, **record.values())
+            for class_id, record in records])
+
+
+def replace_inventories(conn, provider, inventories,
+                        allow_reserved_equal_total) -> None:
+    """Make ``inventories`` ({class name: Inventory}) the provider's set.
+
+    Validates each capacity (InvalidInventoryCapacity*), resolves the class
+    names (ResourceClassNotFound), refuses to remove a class that has
+    allocations (InventoryInUse) and only logs a warning when an inventory
+    shrinks below its usage. Writes the rows; does not bump the generation
+    and does not open a transaction: the caller does both.
+    """
+    for inv in inventories.values():
+        check_capacity(provider.uuid, inv, allow_reserved_equal_total)
+    class_ids = rc_obj.fetch_ids_by_name(conn, inventories)
+    existing = fetch_inventories(conn, provider.id)
+    usages = fetch_usages(conn, provider.id)
+    removed = sorted(set(existing) - set(inventories))
+    in_use = [name for name in removed if usages.get(name, 0) > 0]
+    if in_use:
+        raise exception.InventoryInUse(resource_classes=', '.join(in_use),
+                                       uuid=provider.uuid)
+    _warn_on_overuse(provider.uuid, inventories, usages)
+    now = _sql.utcnow()
+    if removed:
+        _delete_rows(conn, provider.id,
+                     rc_obj.fetch_ids_by_name(conn, removed).values())
+    for name in sorted(set(inventories) & set(existing)):
+        _update_row(conn, provider.id, class_ids[name], inventories[name],
+                    now)
+    _insert_rows(conn, provider.id,
+                 [(class_ids[name], inventories[name])
+                  for name in sorted(set(inventories) - set(existing))], now)
+
+
+# --- operations -------------------------------------------------------------
+
+def _lock_provider(conn, provider_uuid, seen_generation=None):
+    """Load the provider and take its generation (CAS) first.
+
+    Bumping before writing the rows makes concurrent writers of one
+    provider queue on its row: the loser's CAS finds a new generation and
+    fails cleanly, instead of racing on inventory rows.
+    """
+    provider = rp_obj.fetch_provider(conn, provider_uuid)
+    if seen_generation is None:
+        seen_generation = provider.generation
+    elif seen_generation != provider.generation:
+        raise exception.ResourceProviderGenerationConflict()
+    generation = rp_obj.bump_generation(conn, provider.id, seen_generation)
+    return provider, generation
+
+
+def _duplicate_as_conflict(func):
+    """A duplicate inventory row means another writer got there first."""
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except db_exc.DBDuplicateEntry:
+            raise exception.ConcurrentUpdateDetected()
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
+def get_inventories(ctx, provider_uuid):
+    """(Provider, {class name: Inventory}); ResourceProviderNotFound."""
+    with db_api.reader(ctx) as conn:
+        provider = rp_obj.fetch_provider(conn, provider_uuid)
+        return provider, fetch_inventories(conn, provider.id)
+
+
+def get_inventory(ctx, provider_uuid, resource_class):
+    """(Provider, Inventory); InventoryNotFound when the class is absent."""
+    provider, inventories = get_inventories(ctx, provider_uuid)
+    if resource_class not in inventories:
+        raise exception.InventoryNotFound(resource_class=resource_class,
+                                          uuid=provider_uuid)
+    return provider, inventories[resource_class]
+
+
+@db_api.retry_on_deadlock
+@_duplicate_as_conflict
+def set_inventories(ctx, provider_uuid, seen_generation, inventories,
+                    allow_reserved_equal_total=True):
+    """Replace a provider's whole inventory; one transaction, one bump.
+
+    Returns (new generation, {class name: Inventory as stored}). Raises
+    ResourceProviderNotFound, ResourceProviderGenerationConflict,
+    ResourceClassNotFound, InvalidInventoryCapacity*, InventoryInUse.
+    """
+    with db_api.transaction(ctx) as conn:
+        provider, generation = _lock_provider(conn, provider_uuid,
+                                              seen_generation)
+        replace_inventories(conn, provider, inventories,
+                            allow_reserved_equal_total)
+        return generation, fetch_inventories(conn, provider.id)
+
+
+@db_api.retry_on_deadlock
+@_duplicate_as_conflict
+def add_inventory(ctx, provider_uuid, inventory,
+                  allow_reserved_equal_total=True):
+    """Add one class to a provider's inventory; (generation, Inventory).
+
+    Raises InventoryExists when the class is already there, plus the
+    errors of ``replace_inventories``.
+    """
+    with db_api.transaction(ctx) as conn:
+        provider, generation = _lock_provider(conn, provider_uuid)
+        current = fetch_inventories(conn, provider.id)
+        name = inventory.resource_class
+        if name in current:
+            raise exception.InventoryExists(resource_class=name,
+                                            uuid=provider_uuid)
+        check_capacity(provider_uuid, inventory, allow_reserved_equal_total)
+        # The other classes were valid when written; only check this one.
+        replace_inventories(conn, provider, dict(current, **{name: inventory}),
+                            True)
+        return generation, fetch_inventories(conn, provider.id)[name]
+
+
+@db_api.retry_on_deadlock
+@_duplicate_as_conflict
+def update_inventory(ctx, provider_uuid, seen_generation, inventory,
+                     allow_reserved_equal_total=True):
+    """Replace one existing class's inventory; (generation, Inventory).
+
+    Checks, in order: generation (conflict), the class exists
+    (ResourceClassNotFound), the provider has it (InventoryNotFound),
+    capacity (InvalidInventoryCapacity*).
+    """
+    with db_api.transaction(ctx) as conn:
+        provider, generation = _lock_provider(conn, provider_uuid,
+                                              seen_generation)
+        name = inventory.resource_class
+        rc_obj.fetch_ids_by_name(conn, [name])
+        current = fetch_inventories(conn, provider.id)
+        if name not in current:
+            raise exception.InventoryNotFound(resource_class=name,
+                                              uuid=provider_uuid)
+        check_capacity(provider_uuid, inventory, allow_reserved_equal_total)
+        replace_inventories(conn, provider, dict(current, **{name: inventory}),
+                            True)
+        return generation, fetch_inventories(conn, provider.id)[name]
+
+
+@db_api.retry_on_deadlock
+def delete_inventory(ctx, provider_uuid, resource_class):
+    """Remove one class from a provider's inventory; bump the generation.
+
+    Raises InventoryNotFound (absent or unknown class), InventoryInUse.
+    """
+    with db_api.transaction(ctx) as conn:
+        provider, _generation = _lock_provider(conn, provider_uuid)
+        current = fetch_inventories(conn, provider.id)
+        if resource_class not in current:
+            raise exception.InventoryNotFound(resource_class=resource_class,
+                                              uuid=provider_uuid)
+        del current[resource_class]
+        replace_inventories(conn, provider, current, True)
+
+
+@db_api.retry_on_deadlock
+def delete_inventories(ctx, provider_uuid):
+    """Remove every inventory of a provider; bump the generation.
+
+    No generation from the caller: a concurrent write still shows up as
+    ResourceProviderGenerationConflict. Raises InventoryInUse.
+    """
+    with db_api.transaction(ctx) as conn:
+        provider, _generation = _lock_provider(conn, provider_uuid)
+        replace_inventories(conn, provider, {}, True)
