@@ -153,3 +153,9 @@ class PolicyNotAuthorized(PlacementException):
 
 class ConfigError(PlacementException):
     msg_fmt = 'Configuration error: %(reason)s'
+
+
+class AllocationProviderNotFound(InvalidInput):
+    """An allocation names a resource provider that does not exist."""
+    msg_fmt = ("Allocation for resource provider '%(uuid)s' that does not "
+               "exist.")

@@ -1,31 +1,213 @@
-"""Handlers for allocation (not yet implemented: answer 501)."""
+"""Handlers for allocations: per consumer, per provider, and POST many."""
+import contextlib
+
 import webob.exc
 
+from placement import errors
+from placement import exception
 from placement import microversion
+from placement.objects import allocation as allocation_obj
+from placement.policies import allocation as policies
+from placement.schemas import allocation as schema
+from placement import util
 from placement import wsgi_wrapper
+
+PUT_SCHEMA = microversion.Windows(
+    ('1.0', schema.PUT_ALLOCATIONS_V1_0),
+    ('1.8', schema.PUT_ALLOCATIONS_V1_8),
+    ('1.12', schema.PUT_ALLOCATIONS_V1_12),
+    ('1.28', schema.PUT_ALLOCATIONS_V1_28),
+    ('1.34', schema.PUT_ALLOCATIONS_V1_34),
+    ('1.38', schema.PUT_ALLOCATIONS_V1_38),
+)
+
+POST_SCHEMA = microversion.Windows(
+    ('1.13', schema.POST_ALLOCATIONS_V1_13),
+    ('1.28', schema.POST_ALLOCATIONS_V1_28),
+    ('1.34', schema.POST_ALLOCATIONS_V1_34),
+    ('1.38', schema.POST_ALLOCATIONS_V1_38),
+)
+
+
+# --- parsing --------------------------------------------------------------
+
+def _resources_from_list(entries):
+    return tuple(
+        (entry['resource_provider']['uuid'], rc_name, amount)
+        for entry in entries
+        for rc_name, amount in sorted(entry['resources'].items()))
+
+
+def _resources_from_dict(allocations):
+    return tuple(
+        (rp_uuid, rc_name, amount)
+        for rp_uuid, alloc in sorted(allocations.items())
+        for rc_name, amount in sorted(alloc['resources'].items()))
+
+
+def parse_consumer(consumer_uuid, data, mv, conf):
+    """One consumer's body (PUT, or a value of POST/reshaper) as a request.
+
+    Before 1.8 the project and user come from the [placement]
+    incomplete_consumer_* options.
+    """
+    if isinstance(data['allocations'], list):
+        resources = _resources_from_list(data['allocations'])
+    else:
+        resources = _resources_from_dict(data['allocations'])
+    return allocation_obj.AllocationRequest(
+        consumer_uuid=consumer_uuid,
+        project_id=data.get('project_id',
+                            conf.placement.incomplete_consumer_project_id),
+        user_id=data.get('user_id',
+                         conf.placement.incomplete_consumer_user_id),
+        resources=resources,
+        consumer_generation=data.get('consumer_generation'),
+        check_generation=mv >= microversion.CONSUMER_GENERATION,
+        consumer_type=data.get('consumer_type'))
+
+
+def _parse_consumer_uuid(req):
+    value = util.wsgi_path_item(req.environ, 'consumer_uuid')
+    if not util.is_uuid_like(value):
+        raise util.http_error(webob.exc.HTTPBadRequest,
+                              'Malformed consumer_uuid: %s' % value)
+    return util.normalize_uuid(value)
+
+
+@contextlib.contextmanager
+def write_errors(consumer_uuid=None):
+    """Translate the failures of an allocation write into HTTP errors."""
+    try:
+        yield
+    except exception.ResourceClassNotFound as exc:
+        prefix = 'Unable to allocate inventory'
+        if consumer_uuid:
+            prefix += ' for consumer %s' % consumer_uuid
+        raise util.http_error(webob.exc.HTTPBadRequest,
+                              '%s: %s' % (prefix, exc))
+    except exception.InvalidInput as exc:
+        raise util.http_error(webob.exc.HTTPBadRequest, str(exc))
+    except exception.InsufficientCapacity as exc:
+        raise util.http_error(webob.exc.HTTPConflict, str(exc))
+    except exception.ConcurrentUpdateDetected as exc:
+        raise util.http_error(webob.exc.HTTPConflict, str(exc),
+                              code=errors.CONCURRENT_UPDATE)
+
+
+# --- rendering ------------------------------------------------------------
+
+def _render_consumer(result, mv):
+    """The GET /allocations/{consumer_uuid} body for ``mv``."""
+    providers = {}
+    for alloc in result.allocations:
+        entry = providers.setdefault(alloc.resource_provider_uuid, {
+            'generation': alloc.resource_provider_generation,
+            'resources': {}})
+        entry['resources'][alloc.resource_class] = alloc.used
+    body = {'allocations': providers}
+    consumer = result.consumer
+    if not providers or consumer is None:
+        return body
+    if mv >= microversion.ALLOCATIONS_DICT:
+        body['project_id'] = consumer.project_id
+        body['user_id'] = consumer.user_id
+    if mv >= microversion.CONSUMER_GENERATION:
+        body['consumer_generation'] = consumer.generation
+    if mv >= microversion.CONSUMER_TYPES:
+        body['consumer_type'] = consumer.type_name
+    return body
+
+
+def _render_provider(result, mv):
+    """The GET /resource_providers/{uuid}/allocations body for ``mv``."""
+    consumers = {}
+    for alloc in result.allocations:
+        entry = consumers.setdefault(alloc.consumer_uuid, {'resources': {}})
+        entry['resources'][alloc.resource_class] = alloc.used
+        if mv >= microversion.CONSUMER_GENERATION:
+            entry['consumer_generation'] = result.consumer_generations.get(
+                alloc.consumer_uuid)
+    return {'allocations': consumers,
+            'resource_provider_generation': result.provider.generation}
+
+
+# --- handlers -------------------------------------------------------------
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept('application/json')
+def list_for_resource_provider(req):
+    """GET /resource_providers/{uuid}/allocations."""
+    ctx = util.context(req)
+    ctx.authorize(policies.RP_ALLOC_LIST)
+    mv = util.version(req)
+    result = allocation_obj.get_for_provider(
+        ctx, util.wsgi_path_item(req.environ, 'uuid'))
+    return util.json_response(
+        req, mv, _render_provider(result, mv),
+        modified=util.newest(a.created_at for a in result.allocations))
 
 
 @wsgi_wrapper.PlacementWsgify
-def list_for_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+@util.check_accept('application/json')
+def list_for_consumer(req):
+    """GET /allocations/{consumer_uuid}: never 404."""
+    ctx = util.context(req)
+    ctx.authorize(policies.ALLOC_LIST)
+    mv = util.version(req)
+    result = allocation_obj.get_for_consumer(
+        ctx, util.wsgi_path_item(req.environ, 'consumer_uuid'))
+    return util.json_response(
+        req, mv, _render_consumer(result, mv),
+        modified=util.newest(a.created_at for a in result.allocations))
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.require_content('application/json')
+def set_allocations_for_consumer(req):
+    """PUT /allocations/{consumer_uuid}: replace one consumer's."""
+    ctx = util.context(req)
+    ctx.authorize(policies.ALLOC_UPDATE)
+    mv = util.version(req)
+    consumer_uuid = _parse_consumer_uuid(req)
+    data = util.extract_json(req.body, PUT_SCHEMA.at(mv))
+    request = parse_consumer(consumer_uuid, data, mv, ctx.config)
+    with write_errors(consumer_uuid):
+        allocation_obj.replace_allocations(
+            ctx, [request],
+            ctx.config.placement.allocation_conflict_retry_count)
+    return util.empty_response(req, mv)
 
 
 @microversion.since('1.13')
 @wsgi_wrapper.PlacementWsgify
+@util.require_content('application/json')
 def set_allocations(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@wsgi_wrapper.PlacementWsgify
-def list_for_consumer(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@wsgi_wrapper.PlacementWsgify
-def set_allocations_for_consumer(req):
-    raise webob.exc.HTTPNotImplemented()
+    """POST /allocations: replace several consumers', all or nothing."""
+    ctx = util.context(req)
+    ctx.authorize(policies.ALLOC_MANAGE)
+    mv = util.version(req)
+    data = util.extract_json(req.body, POST_SCHEMA.at(mv))
+    requests = [parse_consumer(consumer_uuid, body, mv, ctx.config)
+                for consumer_uuid, body in sorted(data.items())]
+    with write_errors():
+        allocation_obj.replace_allocations(
+            ctx, requests,
+            ctx.config.placement.allocation_conflict_retry_count)
+    return util.empty_response(req, mv)
 
 
 @wsgi_wrapper.PlacementWsgify
 def delete_allocations(req):
-    raise webob.exc.HTTPNotImplemented()
+    """DELETE /allocations/{consumer_uuid}: 404 when it has none."""
+    ctx = util.context(req)
+    ctx.authorize(policies.ALLOC_DELETE)
+    mv = util.version(req)
+    consumer_uuid = util.wsgi_path_item(req.environ, 'consumer_uuid')
+    try:
+        allocation_obj.delete_for_consumer(ctx, consumer_uuid)
+    except exception.ConsumerNotFound:
+        raise util.http_error(
+            webob.exc.HTTPNotFound,
+            "No allocations for consumer '%s'" % consumer_uuid)
+    return util.empty_response(req, mv)

@@ -1,0 +1,422 @@
+"""Allocations: reading them, and replacing the allocations of consumers.
+
+The write path is the one that must never over-commit. Within one attempt
+(one transaction) it reads, in this order:
+
+1. the consumers and their current allocations,
+2. the generations of every affected provider (gaining or losing),
+3. the inventories and the usage of the providers gaining allocations,
+
+then checks capacity in Python, writes consumers and allocation rows, and
+finally compare-and-swaps the generation of every affected provider in id
+order. Any writer that changed the usage we read has also bumped one of
+those generations (in its own, already committed, transaction), so our
+swap fails and the attempt is rolled back. Because the generations are
+read before the usage, this holds at READ COMMITTED as well as with
+snapshot isolation; under PostgreSQL REPEATABLE READ/SERIALIZABLE the
+swap fails as a serialization error instead, which retries the same way.
+A lost provider race is retried in a fresh transaction, up to
+``[placement] allocation_conflict_retry_count`` times.
+"""
+import collections
+import dataclasses
+import datetime
+import random
+import time
+import typing
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+from placement import exception
+from placement.objects import _sql
+from placement.objects import consumer as consumer_obj
+from placement.objects import resource_class
+from placement.objects import resource_provider
+from placement.solver import model
+
+# Retries of a whole write after a unique-key race on a created-on-demand
+# row (consumer, project, user, consumer type).
+_DUPLICATE_RETRIES = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class AllocationRequest:
+    """The complete desired allocations of one consumer.
+
+    ``resources`` holds (provider uuid, class name, amount) triples; empty
+    means "remove every allocation of this consumer". When
+    ``check_generation`` is set (1.28+), ``consumer_generation`` must equal
+    the stored one (None: the consumer must not exist yet).
+    ``consumer_type`` None leaves the stored type alone.
+    """
+    consumer_uuid: str
+    project_id: str
+    user_id: str
+    resources: typing.Tuple[typing.Tuple[str, str, int], ...]
+    consumer_generation: typing.Optional[int] = None
+    check_generation: bool = False
+    consumer_type: typing.Optional[str] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Allocation:
+    """One allocation row as the API shows it."""
+    resource_provider_uuid: str
+    resource_provider_generation: int
+    consumer_uuid: str
+    resource_class: str
+    used: int
+    created_at: typing.Optional[datetime.datetime]
+
+
+@dataclasses.dataclass(frozen=True)
+class ConsumerAllocations:
+    consumer: typing.Optional[consumer_obj.Consumer]
+    allocations: typing.Tuple[Allocation, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderAllocations:
+    provider: resource_provider.Provider
+    allocations: typing.Tuple[Allocation, ...]
+    consumer_generations: typing.Dict[str, int]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Stock:
+    """One inventory plus what other consumers already use of it."""
+    total: int
+    reserved: int
+    min_unit: int
+    max_unit: int
+    step_size: int
+    allocation_ratio: float
+    used: int = 0
+
+
+# --- reads ----------------------------------------------------------------
+
+def select_allocations_stmt():
+    """Allocations with provider uuid/generation and class name.
+
+    SELECT a.consumer_id, a.used, a.created_at, rp.uuid, rp.generation,
+           rc.name
+    FROM allocations a
+    JOIN resource_providers rp ON rp.id = a.resource_provider_id
+    JOIN resource_classes rc ON rc.id = a.resource_class_id
+    """
+    a = models.allocations
+    rp = models.resource_providers
+    rc = models.resource_classes
+    return sa.select(
+        a.c.consumer_id, a.c.used, a.c.created_at,
+        rp.c.uuid.label('rp_uuid'), rp.c.generation.label('rp_generation'),
+        rc.c.name.label('rc_name'),
+    ).select_from(
+        a.join(rp, rp.c.id == a.c.resource_provider_id)
+         .join(rc, rc.c.id == a.c.resource_class_id)
+    ).order_by(rp.c.uuid, rc.c.name)
+
+
+def _allocation_from_row(row) -> Allocation:
+    return Allocation(
+        resource_provider_uuid=row.rp_uuid,
+        resource_provider_generation=row.rp_generation or 0,
+        consumer_uuid=row.consumer_id, resource_class=row.rc_name,
+        used=row.used, created_at=row.created_at)
+
+
+def get_for_consumer(ctx, consumer_uuid: str) -> ConsumerAllocations:
+    """The consumer (None if unknown) and its allocations. Read-only."""
+    a = models.allocations
+    with db_api.reader(ctx) as conn:
+        rows = conn.execute(select_allocations_stmt().where(
+            a.c.consumer_id == consumer_uuid))
+        allocations = tuple(_allocation_from_row(row) for row in rows)
+        found = consumer_obj.fetch_consumers_by_uuid(conn, [consumer_uuid])
+    return ConsumerAllocations(consumer=found.get(consumer_uuid),
+                               allocations=allocations)
+
+
+def get_for_provider(ctx, provider_uuid: str) -> ProviderAllocations:
+    """A provider's allocations and their consumers' generations.
+
+    Raise ResourceProviderNotFound. Read-only.
+    """
+    a = models.allocations
+    c = models.consumers
+    with db_api.reader(ctx) as conn:
+        provider = resource_provider.fetch_provider(conn, provider_uuid)
+        rows = conn.execute(select_allocations_stmt().where(
+            a.c.resource_provider_id == provider.id))
+        allocations = tuple(_allocation_from_row(row) for row in rows)
+        uuids = sorted({alloc.consumer_uuid for alloc in allocations})
+        generations = {}
+        if uuids:
+            generations = {row.uuid: row.generation for row in conn.execute(
+                sa.select(c.c.uuid, c.c.generation)
+                .where(c.c.uuid.in_(uuids)))}
+    return ProviderAllocations(provider, allocations, generations)
+
+
+# --- writes ---------------------------------------------------------------
+
+def replace_allocations(ctx, requests: typing.Sequence[AllocationRequest],
+                        retries: int) -> None:
+    """Replace the allocations of each consumer in ``requests``, all or none.
+
+    Opens its own transaction per attempt. A lost provider-generation race
+    is retried ``retries`` times in a fresh transaction, then raises
+    ResourceProviderGenerationConflict. Also raises
+    ConsumerGenerationConflict, ResourceClassNotFound,
+    AllocationProviderNotFound and InsufficientCapacity.
+    """
+    for attempt in range(retries + 1):
+        try:
+            return _with_duplicate_retry(ctx, requests)
+        except exception.ResourceProviderGenerationConflict:
+            if attempt == retries:
+                raise
+            # Spread the losers out a little before they read again.
+            time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+
+
+def _with_duplicate_retry(ctx, requests):
+    for attempt in range(_DUPLICATE_RETRIES + 1):
+        try:
+            return _attempt(ctx, requests)
+        except db_exc.DBDuplicateEntry:
+            if attempt == _DUPLICATE_RETRIES:
+                raise
+
+
+@db_api.retry_on_deadlock
+def _attempt(ctx, requests):
+    with db_api.transaction(ctx) as conn:
+        write_allocations(conn, requests)
+
+
+def write_allocations(conn, requests) -> None:
+    """One attempt of replace_allocations inside the caller's transaction.
+
+    Raise ResourceProviderGenerationConflict when a provider changed
+    since its generation was read (the caller must roll back).
+    """
+    uuids = [request.consumer_uuid for request in requests]
+    consumers = consumer_obj.fetch_consumers_by_uuid(conn, uuids)
+    check_consumer_generations(requests, consumers)
+    old_rows = _fetch_allocation_rows(conn, uuids)
+    class_ids = resource_class.fetch_ids_by_name(
+        conn, {rc for request in requests for _, rc, _ in request.resources})
+    providers = _fetch_generations(
+        conn, {rp for request in requests for rp, _, _ in request.resources},
+        {row.resource_provider_id for row in old_rows})
+    demands = _demands(requests, providers, class_ids)
+    stock = _fetch_stock(conn, {rp_id for rp_id, _ in demands})
+    _discount(stock, old_rows)
+    check_capacity(demands, stock, providers, class_ids)
+    _write_consumers(conn, requests, consumers)
+    _replace_rows(conn, old_rows, requests, providers, class_ids)
+    for rp_id in sorted(providers):
+        resource_provider.bump_generation(
+            conn, rp_id, providers[rp_id].generation)
+
+
+def check_consumer_generations(requests, consumers) -> None:
+    """Raise ConsumerGenerationConflict for a stale or unexpected one."""
+    for request in requests:
+        if not request.check_generation:
+            continue
+        existing = consumers.get(request.consumer_uuid)
+        expected = existing.generation if existing else None
+        if request.consumer_generation != expected:
+            raise exception.ConsumerGenerationConflict(
+                detail='expected %s but got %s' % (
+                    'null' if expected is None else expected,
+                    request.consumer_generation))
+
+
+def _fetch_allocation_rows(conn, consumer_uuids):
+    a = models.allocations
+    return list(conn.execute(
+        sa.select(a.c.id, a.c.resource_provider_id, a.c.resource_class_id,
+                  a.c.used)
+        .where(a.c.consumer_id.in_(sorted(set(consumer_uuids))))))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Seen:
+    uuid: str
+    generation: int
+
+
+def _fetch_generations(conn, uuids, ids) -> typing.Dict[int, _Seen]:
+    """{id: _Seen} of providers named by uuid or id.
+
+    Raise AllocationProviderNotFound for an unknown uuid.
+    """
+    rp = models.resource_providers
+    clauses = []
+    if uuids:
+        clauses.append(rp.c.uuid.in_(sorted(uuids)))
+    if ids:
+        clauses.append(rp.c.id.in_(sorted(ids)))
+    if not clauses:
+        return {}
+    rows = conn.execute(sa.select(rp.c.id, rp.c.uuid, rp.c.generation)
+                        .where(sa.or_(*clauses)))
+    found = {row.id: _Seen(row.uuid, row.generation or 0) for row in rows}
+    missing = sorted(set(uuids) - {seen.uuid for seen in found.values()})
+    if missing:
+        raise exception.AllocationProviderNotFound(uuid=missing[0])
+    return found
+
+
+def _demands(requests, providers, class_ids):
+    """{(rp_id, rc_id): [amount, ...]} over every request."""
+    id_by_uuid = {seen.uuid: rp_id for rp_id, seen in providers.items()}
+    demands = collections.defaultdict(list)
+    for request in requests:
+        for rp_uuid, rc_name, amount in request.resources:
+            demands[(id_by_uuid[rp_uuid], class_ids[rc_name])].append(amount)
+    return dict(demands)
+
+
+def _fetch_stock(conn, provider_ids) -> typing.Dict[tuple, _Stock]:
+    """{(rp_id, rc_id): _Stock} with the usage of all current allocations.
+
+    SELECT resource_provider_id, resource_class_id, SUM(used)
+    FROM allocations WHERE resource_provider_id IN (...)
+    GROUP BY resource_provider_id, resource_class_id
+    """
+    if not provider_ids:
+        return {}
+    inv = models.inventories
+    a = models.allocations
+    ids = sorted(provider_ids)
+    stock = {}
+    for row in conn.execute(sa.select(
+            inv.c.resource_provider_id, inv.c.resource_class_id,
+            inv.c.total, inv.c.reserved, inv.c.min_unit, inv.c.max_unit,
+            inv.c.step_size, inv.c.allocation_ratio)
+            .where(inv.c.resource_provider_id.in_(ids))):
+        stock[(row.resource_provider_id, row.resource_class_id)] = _Stock(
+            row.total, row.reserved, row.min_unit, row.max_unit,
+            row.step_size, row.allocation_ratio)
+    for row in conn.execute(
+            sa.select(a.c.resource_provider_id, a.c.resource_class_id,
+                      sa.func.sum(a.c.used).label('used'))
+            .where(a.c.resource_provider_id.in_(ids))
+            .group_by(a.c.resource_provider_id, a.c.resource_class_id)):
+        key = (row.resource_provider_id, row.resource_class_id)
+        if key in stock:
+            stock[key] = dataclasses.replace(stock[key], used=int(row.used))
+    return stock
+
+
+def _discount(stock, old_rows) -> None:
+    """Subtract the allocations being replaced from the usage read."""
+    for row in old_rows:
+        key = (row.resource_provider_id, row.resource_class_id)
+        if key in stock:
+            stock[key] = dataclasses.replace(
+                stock[key], used=stock[key].used - row.used)
+
+
+def check_capacity(demands, stock, providers, class_ids) -> None:
+    """Raise InsufficientCapacity unless every demand fits.
+
+    Each amount must lie in min_unit..max_unit and be a multiple of
+    step_size; the sum per (provider, class) must fit
+    used + sum <= (total - reserved) * allocation_ratio.
+    """
+    class_names = {rc_id: name for name, rc_id in class_ids.items()}
+    for (rp_id, rc_id), amounts in sorted(demands.items()):
+        names = dict(resource_class=class_names[rc_id],
+                     uuid=providers[rp_id].uuid)
+        inv = stock.get((rp_id, rc_id))
+        if inv is None:
+            raise exception.InsufficientCapacity(
+                detail="Inventory for '%(resource_class)s' on resource "
+                       "provider '%(uuid)s' invalid." % names)
+        for amount in amounts:
+            if (amount < inv.min_unit or amount > inv.max_unit
+                    or amount % inv.step_size):
+                raise exception.InsufficientCapacity(detail=(
+                    "Unable to create allocation for '%(resource_class)s' "
+                    "on resource provider '%(uuid)s'. The requested amount "
+                    "would violate inventory constraints." % names))
+        capacity = model.capacity(inv.total, inv.reserved,
+                                  inv.allocation_ratio)
+        if inv.used + sum(amounts) > capacity:
+            raise exception.InsufficientCapacity(detail=(
+                "Unable to create allocation for '%(resource_class)s' on "
+                "resource provider '%(uuid)s'. The requested amount would "
+                "exceed the capacity." % names))
+
+
+def _write_consumers(conn, requests, consumers) -> None:
+    """Create, update or delete the consumer row of each request."""
+    project_ids = consumer_obj.ensure_projects(
+        conn, {request.project_id for request in requests})
+    user_ids = consumer_obj.ensure_users(
+        conn, {request.user_id for request in requests})
+    type_ids = consumer_obj.ensure_consumer_types(
+        conn, {request.consumer_type for request in requests
+               if request.consumer_type})
+    for request in requests:
+        existing = consumers.get(request.consumer_uuid)
+        if not request.resources:
+            if existing:
+                consumer_obj.delete_consumers(conn, [existing.id])
+            continue
+        write = consumer_obj.ConsumerWrite(
+            uuid=request.consumer_uuid,
+            project_id=project_ids[request.project_id],
+            user_id=user_ids[request.user_id],
+            consumer_type_id=type_ids.get(request.consumer_type))
+        if existing:
+            consumer_obj.update_consumer(conn, existing, write)
+        else:
+            consumer_obj.insert_consumer(conn, write)
+
+
+def _replace_rows(conn, old_rows, requests, providers, class_ids) -> None:
+    """Delete the old rows by primary key; insert the new ones.
+
+    Deleting by id (not by consumer) takes record locks only, so
+    concurrent claims by new consumers never meet on an index gap.
+    """
+    a = models.allocations
+    if old_rows:
+        conn.execute(a.delete().where(
+            a.c.id.in_(sorted(row.id for row in old_rows))))
+    id_by_uuid = {seen.uuid: rp_id for rp_id, seen in providers.items()}
+    now = _sql.utcnow()
+    values = [
+        dict(resource_provider_id=id_by_uuid[rp_uuid],
+             consumer_id=request.consumer_uuid,
+             resource_class_id=class_ids[rc_name], used=amount,
+             created_at=now, updated_at=now)
+        for request in requests
+        for rp_uuid, rc_name, amount in request.resources]
+    if values:
+        conn.execute(a.insert(), values)
+
+
+def delete_for_consumer(ctx, consumer_uuid: str) -> None:
+    """Remove every allocation of a consumer and the consumer itself.
+
+    Raise ConsumerNotFound when it has no allocations. Provider
+    generations are left alone, as upstream does.
+    """
+    a = models.allocations
+    with db_api.transaction(ctx) as conn:
+        result = conn.execute(
+            a.delete().where(a.c.consumer_id == consumer_uuid))
+        if not result.rowcount:
+            raise exception.ConsumerNotFound(uuid=consumer_uuid)
+        consumer_obj.delete_consumer_by_uuid(conn, consumer_uuid)
