@@ -13,6 +13,7 @@ does not match the token's (logging a warning) instead of denying it, as
 older oslo.policy releases did.
 """
 import sys
+import warnings
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -95,9 +96,9 @@ def authorize(ctx, action, target):
 
 def _authorize_ignoring_scope(enforcer, ctx, action, target):
     """Evaluate ``action``'s check alone, as with enforce_scope False."""
-    LOG.warning('Policy %s was called with a token of a scope it does not '
-                'list in its scope_types; allowed because [oslo_policy] '
-                'enforce_scope is False.', action)
+    warnings.warn('Policy %s was called with a token of a scope not in '
+                  'its scope_types; its check string is evaluated anyway '
+                  'because [oslo_policy] enforce_scope is False.' % action)
     check = enforcer.rules[action]
     enforcer.enforce(check, target, ctx, do_raise=True,
                      exc=exception.PolicyNotAuthorized, action=action)
