@@ -93,6 +93,10 @@ class TraitInUse(Conflict):
     msg_fmt = 'The trait %(name)s is in use by a resource provider.'
 
 
+class TraitCannotDeleteStandard(InvalidInput):
+    msg_fmt = 'Cannot delete standard trait %(name)s.'
+
+
 class CannotDeleteParentResourceProvider(Conflict):
     msg_fmt = ('Unable to delete parent resource provider %(uuid)s: '
                'It has child resource providers.')

@@ -1,30 +1,218 @@
-"""Handlers for resource provider (not yet implemented: answer 501)."""
-import webob.exc
+"""Handlers for /resource_providers and /resource_providers/{uuid}.
 
+Parse and validate for the version, authorize, call one operation in
+``objects.resource_provider``, render. No SQL here.
+"""
+import webob.exc
+from oslo_utils import uuidutils
+
+from placement import errors
+from placement import exception
+from placement.handlers import querystring
 from placement import microversion
+from placement.objects import resource_provider as rp_obj
+from placement.policies import resource_provider as policies
+from placement.schemas import resource_provider as schema
+from placement import util
 from placement import wsgi_wrapper
 
+POST_SCHEMA = microversion.Windows(
+    ('1.0', schema.POST_PROVIDER_V1_0),
+    ('1.14', schema.POST_PROVIDER_V1_14),
+)
+PUT_SCHEMA = microversion.Windows(
+    ('1.0', schema.PUT_PROVIDER_V1_0),
+    ('1.14', schema.PUT_PROVIDER_V1_14),
+)
+LIST_SCHEMA = microversion.Windows(
+    ('1.0', schema.LIST_PROVIDERS_V1_0),
+    ('1.3', schema.LIST_PROVIDERS_V1_3),
+    ('1.4', schema.LIST_PROVIDERS_V1_4),
+    ('1.14', schema.LIST_PROVIDERS_V1_14),
+    ('1.18', schema.LIST_PROVIDERS_V1_18),
+)
+
+# Link relations after 'self', with the version that added each.
+_LINK_RELS = (
+    ('inventories', microversion.MIN_VERSION),
+    ('usages', microversion.MIN_VERSION),
+    ('aggregates', microversion.AGGREGATES),
+    ('traits', microversion.TRAITS),
+    ('allocations', microversion.ALLOCATIONS_LINK),
+)
+
+
+def provider_url(req, provider_uuid):
+    return util.url(req, '/resource_providers/%s' % provider_uuid)
+
+
+def _render_links(req, mv, provider_uuid):
+    url = provider_url(req, provider_uuid)
+    links = [{'rel': 'self', 'href': url}]
+    links.extend({'rel': rel, 'href': '%s/%s' % (url, rel)}
+                 for rel, since in _LINK_RELS if mv >= since)
+    return links
+
+
+def _render_provider(req, mv, provider):
+    body = {
+        'uuid': provider.uuid,
+        'name': provider.name,
+        'generation': provider.generation,
+        'links': _render_links(req, mv, provider.uuid),
+    }
+    if mv >= microversion.NESTED_PROVIDERS:
+        body['parent_provider_uuid'] = provider.parent_provider_uuid
+        body['root_provider_uuid'] = provider.root_provider_uuid
+    return body
+
+
+def _modified(provider):
+    return provider.updated_at or provider.created_at
+
+
+def _duplicate(exc):
+    return util.http_error(webob.exc.HTTPConflict, str(exc),
+                           code=errors.DUPLICATE_NAME)
+
 
 @wsgi_wrapper.PlacementWsgify
-def list_resource_providers(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@wsgi_wrapper.PlacementWsgify
+@util.require_content('application/json')
 def create_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    """POST /resource_providers: 201 + Location, from 1.20 200 + body."""
+    ctx = util.context(req)
+    ctx.authorize(policies.CREATE)
+    mv = util.version(req)
+    data = util.extract_json(req.body, POST_SCHEMA.at(mv))
+    uuid = (util.normalize_uuid(data['uuid']) if data.get('uuid')
+            else uuidutils.generate_uuid())
+    parent_uuid = data.get('parent_provider_uuid')
+    try:
+        provider = rp_obj.create_provider(
+            ctx, uuid, data['name'],
+            util.normalize_uuid(parent_uuid) if parent_uuid else None)
+    except exception.DuplicateName as exc:
+        raise _duplicate(exc)
+    except exception.ObjectActionError as exc:
+        raise util.http_error(
+            webob.exc.HTTPBadRequest,
+            'Unable to create resource provider "%s", %s: %s'
+            % (data['name'], uuid, exc))
+    location = provider_url(req, provider.uuid)
+    if mv < microversion.RP_POST_RETURNS_BODY:
+        return util.empty_response(req, mv, status=201, location=location)
+    return util.json_response(req, mv, _render_provider(req, mv, provider),
+                              modified=_modified(provider),
+                              location=location)
 
 
 @wsgi_wrapper.PlacementWsgify
+@util.check_accept('application/json')
 def get_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    """GET /resource_providers/{uuid}."""
+    ctx = util.context(req)
+    ctx.authorize(policies.SHOW)
+    mv = util.version(req)
+    provider = rp_obj.get_provider(ctx, util.wsgi_path_item(req.environ,
+                                                            'uuid'))
+    return util.json_response(req, mv, _render_provider(req, mv, provider),
+                              modified=_modified(provider))
+
+
+def _one(params, key):
+    values = params.get(key)
+    return values[-1] if values else None
+
+
+def _parse_list_filter(params, mv):
+    """The validated query string as an rp_obj.ProviderFilter."""
+    member_of = required = None
+    if 'member_of' in params:
+        member_of = querystring.parse_member_of(params['member_of'], mv)
+    if 'required' in params:
+        required = querystring.parse_required(params['required'], mv)
+    resources = {}
+    if 'resources' in params:
+        resources = querystring.parse_resources(_one(params, 'resources'))
+    in_tree = _one(params, 'in_tree')
+    uuid = _one(params, 'uuid')
+    return rp_obj.ProviderFilter(
+        name=_one(params, 'name'),
+        uuid=uuid,
+        in_tree=querystring.parse_in_tree(in_tree) if in_tree else None,
+        resources=resources, member_of=member_of, required=required)
 
 
 @wsgi_wrapper.PlacementWsgify
+@util.check_accept('application/json')
+def list_resource_providers(req):
+    """GET /resource_providers with its filters (all ANDed)."""
+    ctx = util.context(req)
+    ctx.authorize(policies.LIST)
+    mv = util.version(req)
+    params = util.validate_query(req, LIST_SCHEMA.at(mv))
+    pfilter = _parse_list_filter(params, mv)
+    try:
+        providers = rp_obj.list_providers(ctx, pfilter)
+    except exception.ResourceClassNotFound as exc:
+        raise querystring.bad_request(
+            'Invalid resource class in resources parameter: %s' % exc)
+    except exception.TraitNotFound as exc:
+        raise querystring.bad_request(
+            'Invalid trait(s) in "required" parameter: %s' % exc)
+    body = {'resource_providers': [_render_provider(req, mv, provider)
+                                   for provider in providers]}
+    return util.json_response(
+        req, mv, body,
+        modified=util.newest(_modified(provider) for provider in providers))
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.require_content('application/json')
 def update_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    """PUT /resource_providers/{uuid}: name, and the parent from 1.14."""
+    ctx = util.context(req)
+    ctx.authorize(policies.UPDATE)
+    mv = util.version(req)
+    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    rp_obj.get_provider(ctx, uuid)  # 404 comes before body validation
+    data = util.extract_json(req.body, PUT_SCHEMA.at(mv))
+    parent_uuid = data.get('parent_provider_uuid', rp_obj.UNSET)
+    if parent_uuid not in (None, rp_obj.UNSET):
+        parent_uuid = util.normalize_uuid(parent_uuid)
+    try:
+        provider = rp_obj.update_provider(
+            ctx, uuid, data['name'], parent_uuid,
+            allow_reparenting=mv >= microversion.REPARENT)
+    except exception.DuplicateName:
+        raise util.http_error(
+            webob.exc.HTTPConflict,
+            'Conflicting resource provider %s already exists.'
+            % data['name'], code=errors.DUPLICATE_NAME)
+    except exception.ObjectActionError as exc:
+        raise util.http_error(
+            webob.exc.HTTPBadRequest,
+            'Unable to save resource provider %s: %s' % (uuid, exc))
+    return util.json_response(req, mv, _render_provider(req, mv, provider),
+                              modified=_modified(provider))
 
 
 @wsgi_wrapper.PlacementWsgify
 def delete_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    """DELETE /resource_providers/{uuid}: leaves without allocations."""
+    ctx = util.context(req)
+    ctx.authorize(policies.DELETE)
+    mv = util.version(req)
+    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    try:
+        rp_obj.delete_provider(ctx, uuid)
+    except exception.ResourceProviderNotFound:
+        raise webob.exc.HTTPNotFound(
+            'No resource provider with uuid %s found for delete' % uuid)
+    except exception.CannotDeleteParentResourceProvider as exc:
+        raise util.http_error(webob.exc.HTTPConflict, str(exc),
+                              code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+    except exception.ResourceProviderInUse as exc:
+        raise util.http_error(webob.exc.HTTPConflict, str(exc),
+                              code=errors.PROVIDER_IN_USE)
+    return util.empty_response(req, mv)

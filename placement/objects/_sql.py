@@ -34,3 +34,41 @@ def usage_subquery(name='usage'):
         sa.func.sum(alloc.c.used).label('used'),
     ).group_by(alloc.c.resource_provider_id,
                alloc.c.resource_class_id).subquery(name)
+
+
+def used_scalar(inv):
+    """The amount of ``inv``'s class already allocated from its provider.
+
+    (SELECT COALESCE(SUM(a.used), 0) FROM allocations a
+     WHERE a.resource_provider_id = inv.resource_provider_id
+       AND a.resource_class_id = inv.resource_class_id)
+    """
+    alloc = models.allocations
+    return (sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0))
+            .where(alloc.c.resource_provider_id == inv.c.resource_provider_id,
+                   alloc.c.resource_class_id == inv.c.resource_class_id)
+            .scalar_subquery())
+
+
+def provider_fits_clause(provider_id_col, rc_id, amount):
+    """True when the provider in ``provider_id_col`` itself can give
+    ``amount`` of class ``rc_id``: capacity, min_unit, max_unit, step_size.
+
+    EXISTS (SELECT 1 FROM inventories inv
+            WHERE inv.resource_provider_id = rp.id
+              AND inv.resource_class_id = :rc_id
+              AND (<used_scalar>) + :amount
+                  <= (inv.total - inv.reserved) * inv.allocation_ratio
+              AND inv.min_unit <= :amount AND inv.max_unit >= :amount
+              AND :amount % inv.step_size = 0)
+    """
+    inv = models.inventories.alias('fit_inv')
+    amount = sa.literal(amount, sa.Integer)
+    return sa.exists(
+        sa.select(sa.literal(1)).select_from(inv)
+        .where(inv.c.resource_provider_id == provider_id_col,
+               inv.c.resource_class_id == rc_id,
+               used_scalar(inv) + amount <= capacity_expr(inv),
+               inv.c.min_unit <= amount,
+               inv.c.max_unit >= amount,
+               amount % inv.c.step_size == 0))

@@ -1,16 +1,28 @@
-"""Resource providers: lookups and the generation compare-and-swap.
+"""Resource providers: create, read, list, update, delete, and the
+generation compare-and-swap every provider write goes through.
 
-Queries here take ``conn`` first and never begin or commit.
+Queries (``fetch_*``, ``bump_generation``) take ``conn`` first and never
+begin or commit; the public operations (``create_provider``,
+``get_provider``, ``list_providers``, ``update_provider``,
+``delete_provider``) each open exactly one transaction. No WebOb here.
 """
 import dataclasses
 import datetime
 import typing
 
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
+from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
+from placement.objects import aggregate as aggregate_obj
+from placement.objects import resource_class as rc_obj
+from placement.objects import trait as trait_obj
+
+# An argument that was not given at all (as opposed to given as None).
+UNSET = object()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,6 +37,22 @@ class Provider:
     root_provider_uuid: str
     created_at: typing.Optional[datetime.datetime]
     updated_at: typing.Optional[datetime.datetime]
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderFilter:
+    """What GET /resource_providers asks for; every field optional.
+
+    ``resources`` is {class name: amount}; ``member_of`` a
+    solver.model.AggregateFilter; ``required`` a solver.model.TraitFilter.
+    """
+    name: typing.Optional[str] = None
+    uuid: typing.Optional[str] = None
+    in_tree: typing.Optional[str] = None
+    resources: typing.Mapping[str, int] = dataclasses.field(
+        default_factory=dict)
+    member_of: typing.Any = None
+    required: typing.Any = None
 
 
 def select_providers_stmt():
@@ -98,3 +126,263 @@ def bump_generation(conn, provider_id, seen_generation) -> int:
     if result.rowcount != 1:
         raise exception.ResourceProviderGenerationConflict()
     return new_generation
+
+
+# --- create ---------------------------------------------------------------
+
+def _create_error(reason):
+    return exception.ObjectActionError(action='create', reason=reason)
+
+
+def _update_error(reason):
+    return exception.ObjectActionError(action='update', reason=reason)
+
+
+def _check_unique(conn, uuid, name, exclude_id=None):
+    """Raise DuplicateName when another provider has ``uuid`` or ``name``."""
+    rp = models.resource_providers
+    wanted = [rp.c.name == name]
+    if uuid is not None:
+        wanted.append(rp.c.uuid == uuid)
+    stmt = sa.select(rp.c.id, rp.c.uuid, rp.c.name).where(sa.or_(*wanted))
+    if exclude_id is not None:
+        stmt = stmt.where(rp.c.id != exclude_id)
+    rows = conn.execute(stmt).all()
+    if uuid is not None and any(row.uuid == uuid for row in rows):
+        raise exception.DuplicateName(field='uuid', value=uuid)
+    if rows:
+        raise exception.DuplicateName(field='name', value=name)
+
+
+def _translate_duplicate(exc, uuid, name):
+    """A unique-key race lost at INSERT/UPDATE time, as DuplicateName."""
+    columns = ' '.join(str(column) for column in (exc.columns or ()))
+    if uuid is not None and 'uuid' in columns:
+        return exception.DuplicateName(field='uuid', value=uuid)
+    return exception.DuplicateName(field='name', value=name)
+
+
+def _insert_provider(conn, uuid, name, parent):
+    rp = models.resource_providers
+    now = _sql.utcnow()
+    provider_id = conn.execute(rp.insert().values(
+        uuid=uuid, name=name, generation=0, created_at=now, updated_at=None,
+        parent_provider_id=parent.id if parent else None,
+        root_provider_id=parent.root_provider_id if parent else None,
+    )).inserted_primary_key[0]
+    if parent is None:
+        conn.execute(rp.update().where(rp.c.id == provider_id)
+                     .values(root_provider_id=provider_id))
+    return provider_id
+
+
+@db_api.retry_on_deadlock
+def create_provider(ctx, uuid: str, name: str,
+                    parent_uuid: typing.Optional[str] = None) -> Provider:
+    """Create a provider (generation 0) under ``parent_uuid`` or as a root.
+
+    ``uuid`` must already be canonical. Raises ObjectActionError for a bad
+    name or parent, DuplicateName for a taken uuid or name. Opens its own
+    transaction.
+    """
+    if not name:
+        raise _create_error('name is required')
+    if parent_uuid is not None and parent_uuid == uuid:
+        raise _create_error(
+            'parent provider UUID cannot be same as UUID. Please set '
+            'parent provider UUID to None if there is no parent.')
+    try:
+        with db_api.transaction(ctx) as conn:
+            parent = None
+            if parent_uuid is not None:
+                parent = _fetch_parent(conn, parent_uuid, _create_error)
+            _check_unique(conn, uuid, name)
+            _insert_provider(conn, uuid, name, parent)
+            return fetch_provider(conn, uuid)
+    except db_exc.DBDuplicateEntry as exc:
+        raise _translate_duplicate(exc, uuid, name)
+
+
+def _fetch_parent(conn, parent_uuid, error):
+    try:
+        return fetch_provider(conn, parent_uuid)
+    except exception.ResourceProviderNotFound:
+        # Upstream words this one as a 'create' failure on update too.
+        raise _create_error('parent provider UUID does not exist.')
+
+
+# --- read -----------------------------------------------------------------
+
+def get_provider(ctx, uuid: str) -> Provider:
+    """The provider with ``uuid``; raise ResourceProviderNotFound."""
+    with db_api.reader(ctx) as conn:
+        return fetch_provider(conn, uuid)
+
+
+def _tree_clause(in_tree_uuid):
+    """rp.root_provider_id = (SELECT root_provider_id FROM
+    resource_providers WHERE uuid = :in_tree)
+    """
+    rp = models.resource_providers
+    other = rp.alias('in_tree')
+    root_id = (sa.select(other.c.root_provider_id)
+               .where(other.c.uuid == in_tree_uuid).scalar_subquery())
+    return rp.c.root_provider_id == root_id
+
+
+def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids):
+    """The list query: every filter of ``pfilter`` as a WHERE clause.
+
+    ``rc_ids`` maps the requested class names to ids, ``trait_ids`` the
+    trait names of ``pfilter.required``. Ordered by provider id.
+    """
+    rp = models.resource_providers
+    stmt = select_providers_stmt()
+    if pfilter.name is not None:
+        stmt = stmt.where(rp.c.name == pfilter.name)
+    if pfilter.uuid is not None:
+        stmt = stmt.where(rp.c.uuid == pfilter.uuid)
+    if pfilter.in_tree is not None:
+        stmt = stmt.where(_tree_clause(pfilter.in_tree))
+    for name, amount in sorted(pfilter.resources.items()):
+        stmt = stmt.where(_sql.provider_fits_clause(
+            rp.c.id, rc_ids[name], amount))
+    if pfilter.member_of:
+        stmt = stmt.where(*aggregate_obj.member_of_clauses(
+            rp.c.id, pfilter.member_of))
+    if pfilter.required:
+        stmt = stmt.where(*trait_obj.trait_clauses(
+            rp.c.id, pfilter.required, trait_ids))
+    return stmt.order_by(rp.c.id)
+
+
+def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[Provider]:
+    """Providers matching every filter, by id.
+
+    Raises ResourceClassNotFound / TraitNotFound for unknown names.
+    """
+    with db_api.reader(ctx) as conn:
+        rc_ids = rc_obj.fetch_ids_by_name(conn, pfilter.resources)
+        trait_ids = trait_obj.fetch_ids_by_name(
+            conn, pfilter.required.names if pfilter.required else ())
+        stmt = select_filtered_providers_stmt(pfilter, rc_ids, trait_ids)
+        return [provider_from_row(row) for row in conn.execute(stmt)]
+
+
+# --- update ---------------------------------------------------------------
+
+def fetch_tree_links(conn, root_id) -> dict:
+    """{provider id: parent id} for every provider of one tree."""
+    rp = models.resource_providers
+    rows = conn.execute(sa.select(rp.c.id, rp.c.parent_provider_id)
+                        .where(rp.c.root_provider_id == root_id))
+    return {row.id: row.parent_provider_id for row in rows}
+
+
+def subtree_ids(links, top_id) -> set:
+    """``top_id`` and all its descendants, from {id: parent id}."""
+    children = {}
+    for child, parent in links.items():
+        children.setdefault(parent, []).append(child)
+    found, todo = set(), [top_id]
+    while todo:
+        current = todo.pop()
+        if current not in found:
+            found.add(current)
+            todo.extend(children.get(current, ()))
+    return found
+
+
+def _new_parent(conn, provider, parent_uuid, allow_reparenting):
+    """The new parent Provider (or None) after the parent rules."""
+    if parent_uuid is None:
+        if provider.parent_provider_id is not None and not allow_reparenting:
+            raise _update_error(
+                'un-parenting a provider is not currently allowed.')
+        return None
+    parent = _fetch_parent(conn, parent_uuid, _update_error)
+    if (provider.parent_provider_id not in (None, parent.id)
+            and not allow_reparenting):
+        raise _update_error(
+            're-parenting a provider is not currently allowed.')
+    links = fetch_tree_links(conn, provider.root_provider_id)
+    if parent.id in subtree_ids(links, provider.id):
+        raise _update_error(
+            'creating loop in the provider tree is not allowed.')
+    return parent
+
+
+def _move(conn, provider, parent):
+    """Hang ``provider`` under ``parent`` (None: make it a root); the
+    whole subtree gets the new root.
+    """
+    rp = models.resource_providers
+    new_root_id = parent.root_provider_id if parent else provider.id
+    moved = subtree_ids(fetch_tree_links(conn, provider.root_provider_id),
+                        provider.id)
+    conn.execute(rp.update().where(rp.c.id == provider.id).values(
+        parent_provider_id=parent.id if parent else None))
+    if new_root_id != provider.root_provider_id:
+        conn.execute(rp.update().where(rp.c.id.in_(sorted(moved)))
+                     .values(root_provider_id=new_root_id))
+
+
+@db_api.retry_on_deadlock
+def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
+                    allow_reparenting: bool = False) -> Provider:
+    """Rename and/or (re-/un-)parent a provider; the generation stays.
+
+    ``parent_uuid`` UNSET leaves the parent alone. Raises
+    ResourceProviderNotFound, ObjectActionError (parent rules),
+    DuplicateName. Opens its own transaction.
+    """
+    try:
+        with db_api.transaction(ctx) as conn:
+            provider = fetch_provider(conn, uuid)
+            if parent_uuid is not UNSET:
+                parent = _new_parent(conn, provider, parent_uuid,
+                                     allow_reparenting)
+                if parent_uuid is not None or provider.parent_provider_id:
+                    _move(conn, provider, parent)
+            _check_unique(conn, None, name, exclude_id=provider.id)
+            rp = models.resource_providers
+            conn.execute(rp.update().where(rp.c.id == provider.id).values(
+                name=name, updated_at=_sql.utcnow()))
+            return fetch_provider(conn, uuid)
+    except db_exc.DBDuplicateEntry as exc:
+        raise _translate_duplicate(exc, None, name)
+
+
+# --- delete ---------------------------------------------------------------
+
+def _has_rows(conn, column, value):
+    return conn.execute(sa.select(sa.literal(1)).where(column == value)
+                        .limit(1)).first() is not None
+
+
+@db_api.retry_on_deadlock
+def delete_provider(ctx, uuid: str) -> None:
+    """Delete a leaf provider without allocations, with its inventories
+    and its trait and aggregate links (the aggregates stay).
+
+    Raises ResourceProviderNotFound, CannotDeleteParentResourceProvider,
+    ResourceProviderInUse. Opens its own transaction.
+    """
+    with db_api.transaction(ctx) as conn:
+        provider = fetch_provider(conn, uuid)
+        rp = models.resource_providers
+        if _has_rows(conn, rp.c.parent_provider_id, provider.id):
+            raise exception.CannotDeleteParentResourceProvider(uuid=uuid)
+        alloc = models.allocations
+        if _has_rows(conn, alloc.c.resource_provider_id, provider.id):
+            raise exception.ResourceProviderInUse(uuid=uuid)
+        for table in (models.inventories,
+                      models.resource_provider_aggregates,
+                      models.resource_provider_traits):
+            conn.execute(table.delete().where(
+                table.c.resource_provider_id == provider.id))
+        # The row is its own root: clear that before deleting so that the
+        # self-referencing foreign key never blocks the delete.
+        conn.execute(rp.update().where(rp.c.id == provider.id)
+                     .values(root_provider_id=None))
+        conn.execute(rp.delete().where(rp.c.id == provider.id))

@@ -1,8 +1,46 @@
-"""Traits: name and id lookups."""
+"""Traits: lookups, custom trait create/delete, a provider's trait set,
+and the ``required`` filter clauses of the provider list.
+
+Queries take ``conn`` first and never begin or commit; the public
+operations each open exactly one transaction. No WebOb here.
+"""
+import dataclasses
+import datetime
+import typing
+
+from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
+from placement.db import api as db_api
 from placement.db import models
 from placement import exception
+from placement.objects import _sql
+from placement.objects import resource_provider as rp_obj
+
+CUSTOM_PREFIX = 'CUSTOM_'
+
+
+@dataclasses.dataclass(frozen=True)
+class Trait:
+    name: str
+    created_at: typing.Optional[datetime.datetime]
+    updated_at: typing.Optional[datetime.datetime]
+
+
+@dataclasses.dataclass(frozen=True)
+class TraitListFilter:
+    """GET /traits filters: names (in:), prefix (startswith:), associated
+    (True, False or None for either)."""
+    names: typing.Optional[typing.FrozenSet[str]] = None
+    prefix: typing.Optional[str] = None
+    associated: typing.Optional[bool] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderTraits:
+    """The traits of one provider and its generation."""
+    traits: typing.Tuple[Trait, ...]
+    generation: int
 
 
 def fetch_ids_by_name(conn, names) -> dict:
@@ -18,3 +56,190 @@ def fetch_ids_by_name(conn, names) -> dict:
     if missing:
         raise exception.TraitNotFound(names=', '.join(missing))
     return found
+
+
+def _has_trait(provider_id_col, trait_ids):
+    """EXISTS (SELECT 1 FROM resource_provider_traits rpt
+    WHERE rpt.resource_provider_id = rp.id AND rpt.trait_id IN (:ids))
+    """
+    rpt = models.resource_provider_traits.alias('req_rpt')
+    return sa.exists(
+        sa.select(sa.literal(1)).select_from(rpt)
+        .where(rpt.c.resource_provider_id == provider_id_col,
+               rpt.c.trait_id.in_(sorted(trait_ids))))
+
+
+def trait_clauses(provider_id_col, trait_filter, trait_ids) -> list:
+    """WHERE clauses for a TraitFilter on the provider itself.
+
+    ``trait_ids`` maps every name the filter mentions to its id.
+    """
+    clauses = [_has_trait(provider_id_col, [trait_ids[name]])
+               for name in sorted(trait_filter.required)]
+    if trait_filter.forbidden:
+        clauses.append(~_has_trait(
+            provider_id_col,
+            [trait_ids[name] for name in trait_filter.forbidden]))
+    for group in trait_filter.any_of:
+        clauses.append(_has_trait(provider_id_col,
+                                  [trait_ids[name] for name in group]))
+    return clauses
+
+
+def _trait_from_row(row):
+    return Trait(row.name, row.created_at, row.updated_at)
+
+
+def select_traits_stmt(tfilter):
+    """SELECT name, created_at, updated_at FROM traits WHERE ... ORDER BY
+    name; ``associated`` becomes [NOT] EXISTS over provider links.
+    """
+    trait = models.traits
+    stmt = sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
+    if tfilter.names is not None:
+        stmt = stmt.where(trait.c.name.in_(sorted(tfilter.names)))
+    if tfilter.prefix is not None:
+        stmt = stmt.where(trait.c.name.startswith(tfilter.prefix,
+                                                  autoescape=True))
+    if tfilter.associated is not None:
+        rpt = models.resource_provider_traits
+        linked = sa.exists(sa.select(sa.literal(1)).select_from(rpt)
+                           .where(rpt.c.trait_id == trait.c.id))
+        stmt = stmt.where(linked if tfilter.associated else ~linked)
+    return stmt.order_by(trait.c.name)
+
+
+def list_traits(ctx, tfilter: TraitListFilter) -> typing.List[Trait]:
+    """Traits matching the filter, by name."""
+    with db_api.reader(ctx) as conn:
+        return [_trait_from_row(row)
+                for row in conn.execute(select_traits_stmt(tfilter))]
+
+
+def fetch_trait(conn, name) -> Trait:
+    trait = models.traits
+    row = conn.execute(
+        sa.select(trait.c.id, trait.c.name, trait.c.created_at,
+                  trait.c.updated_at).where(trait.c.name == name)).first()
+    if row is None:
+        raise exception.TraitNotFound(names=name)
+    return _trait_from_row(row)
+
+
+def get_trait(ctx, name: str) -> Trait:
+    """The trait called ``name``; raise TraitNotFound."""
+    with db_api.reader(ctx) as conn:
+        return fetch_trait(conn, name)
+
+
+def create_trait(ctx, name: str) -> typing.Tuple[Trait, bool]:
+    """Create a custom trait unless it exists; (trait, created).
+
+    Opens its own transaction; a lost creation race reads the winner's row.
+    """
+    try:
+        with db_api.transaction(ctx) as conn:
+            try:
+                return fetch_trait(conn, name), False
+            except exception.TraitNotFound:
+                pass
+            conn.execute(models.traits.insert().values(
+                name=name, created_at=_sql.utcnow()))
+            return fetch_trait(conn, name), True
+    except db_exc.DBDuplicateEntry:
+        return get_trait(ctx, name), False
+
+
+@db_api.retry_on_deadlock
+def delete_trait(ctx, name: str) -> None:
+    """Delete a custom trait no provider has.
+
+    Raises TraitNotFound, TraitCannotDeleteStandard, TraitInUse. Opens its
+    own transaction.
+    """
+    trait = models.traits
+    rpt = models.resource_provider_traits
+    with db_api.transaction(ctx) as conn:
+        trait_id = fetch_ids_by_name(conn, [name])[name]
+        if not name.startswith(CUSTOM_PREFIX):
+            raise exception.TraitCannotDeleteStandard(name=name)
+        in_use = conn.execute(sa.select(sa.literal(1))
+                              .where(rpt.c.trait_id == trait_id)
+                              .limit(1)).first()
+        if in_use:
+            raise exception.TraitInUse(name=name)
+        conn.execute(trait.delete().where(trait.c.id == trait_id))
+
+
+def fetch_provider_traits(conn, provider_id) -> typing.List[Trait]:
+    """The traits of one provider, by name."""
+    trait = models.traits
+    rpt = models.resource_provider_traits
+    rows = conn.execute(
+        sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
+        .select_from(trait.join(rpt, rpt.c.trait_id == trait.c.id))
+        .where(rpt.c.resource_provider_id == provider_id)
+        .order_by(trait.c.name))
+    return [_trait_from_row(row) for row in rows]
+
+
+def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
+    """The traits of a provider; raise ResourceProviderNotFound."""
+    with db_api.reader(ctx) as conn:
+        provider = rp_obj.fetch_provider(conn, provider_uuid)
+        return ProviderTraits(
+            tuple(fetch_provider_traits(conn, provider.id)),
+            provider.generation)
+
+
+def fetch_provider_trait_ids(conn, provider_id) -> set:
+    rpt = models.resource_provider_traits
+    return {row.trait_id for row in conn.execute(
+        sa.select(rpt.c.trait_id)
+        .where(rpt.c.resource_provider_id == provider_id))}
+
+
+def replace_provider_traits(conn, provider_id, current, wanted) -> None:
+    """Turn the provider's trait ids ``current`` into ``wanted``."""
+    rpt = models.resource_provider_traits
+    stale = current - wanted
+    if stale:
+        conn.execute(rpt.delete().where(
+            rpt.c.resource_provider_id == provider_id,
+            rpt.c.trait_id.in_(sorted(stale))))
+    now = _sql.utcnow()
+    for trait_id in sorted(wanted - current):
+        conn.execute(rpt.insert().values(
+            resource_provider_id=provider_id, trait_id=trait_id,
+            created_at=now))
+
+
+@db_api.retry_on_deadlock
+def set_provider_traits(ctx, provider_uuid: str, names,
+                        seen_generation: typing.Optional[int]
+                        ) -> ProviderTraits:
+    """Replace a provider's traits; bump its generation once if the set
+    changed.
+
+    ``seen_generation`` None skips the client check (DELETE); a concurrent
+    change is still caught by the compare-and-swap. Raises
+    ResourceProviderNotFound, ResourceProviderGenerationConflict,
+    TraitNotFound. Opens its own transaction.
+    """
+    with db_api.transaction(ctx) as conn:
+        provider = rp_obj.fetch_provider(conn, provider_uuid)
+        if seen_generation is None:
+            seen_generation = provider.generation
+        elif seen_generation != provider.generation:
+            raise exception.ResourceProviderGenerationConflict()
+        wanted = set(fetch_ids_by_name(conn, names).values())
+        current = fetch_provider_trait_ids(conn, provider.id)
+        generation = provider.generation
+        if wanted != current:
+            # The compare-and-swap first: it locks the provider row, so
+            # the link rows below are written by one writer at a time.
+            generation = rp_obj.bump_generation(conn, provider.id,
+                                                seen_generation)
+            replace_provider_traits(conn, provider.id, current, wanted)
+        return ProviderTraits(
+            tuple(fetch_provider_traits(conn, provider.id)), generation)

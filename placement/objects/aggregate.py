@@ -1,0 +1,144 @@
+"""Aggregates: a provider's aggregate uuids, replacing them, and the
+``member_of`` filter clauses of the provider list.
+
+Aggregates are created the first time a provider joins them and are never
+deleted. Queries take ``conn`` first; ``get_aggregates`` and
+``set_aggregates`` each open one transaction. No WebOb here.
+"""
+import dataclasses
+import typing
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+from placement.objects import _sql
+from placement.objects import resource_provider as rp_obj
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderAggregates:
+    """The aggregate uuids of one provider and its generation."""
+    aggregates: typing.Tuple[str, ...]
+    generation: int
+
+
+def _member_exists(provider_id_col, uuids):
+    """EXISTS (SELECT 1 FROM resource_provider_aggregates rpa
+    JOIN placement_aggregates agg ON agg.id = rpa.aggregate_id
+    WHERE rpa.resource_provider_id = rp.id AND agg.uuid IN (:uuids))
+    """
+    rpa = models.resource_provider_aggregates.alias('mo_rpa')
+    agg = models.placement_aggregates.alias('mo_agg')
+    return sa.exists(
+        sa.select(sa.literal(1))
+        .select_from(rpa.join(agg, agg.c.id == rpa.c.aggregate_id))
+        .where(rpa.c.resource_provider_id == provider_id_col,
+               agg.c.uuid.in_(sorted(uuids))))
+
+
+def member_of_clauses(provider_id_col, agg_filter) -> list:
+    """WHERE clauses for an AggregateFilter on the provider itself: one
+    EXISTS per required set (any of its uuids), one NOT EXISTS for the
+    forbidden ones.
+    """
+    clauses = [_member_exists(provider_id_col, uuids)
+               for uuids in agg_filter.required]
+    if agg_filter.forbidden:
+        clauses.append(~_member_exists(provider_id_col,
+                                       agg_filter.forbidden))
+    return clauses
+
+
+def fetch_provider_aggregates(conn, provider_id) -> list:
+    """The aggregate uuids of one provider, sorted."""
+    rpa = models.resource_provider_aggregates
+    agg = models.placement_aggregates
+    rows = conn.execute(
+        sa.select(agg.c.uuid)
+        .select_from(rpa.join(agg, agg.c.id == rpa.c.aggregate_id))
+        .where(rpa.c.resource_provider_id == provider_id)
+        .order_by(agg.c.uuid))
+    return [row.uuid for row in rows]
+
+
+def ensure_aggregate_ids(conn, uuids) -> dict:
+    """{uuid: id}, inserting the aggregates not seen before."""
+    agg = models.placement_aggregates
+    uuids = sorted(set(uuids))
+    if not uuids:
+        return {}
+    found = {row.uuid: row.id for row in conn.execute(
+        sa.select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(uuids)))}
+    now = _sql.utcnow()
+    for uuid in uuids:
+        if uuid not in found:
+            found[uuid] = conn.execute(agg.insert().values(
+                uuid=uuid, created_at=now)).inserted_primary_key[0]
+    return found
+
+
+def replace_provider_aggregates(conn, provider_id, uuids) -> None:
+    """Make ``uuids`` exactly the aggregates of one provider."""
+    rpa = models.resource_provider_aggregates
+    wanted = ensure_aggregate_ids(conn, uuids)
+    current = {row.aggregate_id for row in conn.execute(
+        sa.select(rpa.c.aggregate_id)
+        .where(rpa.c.resource_provider_id == provider_id))}
+    stale = current - set(wanted.values())
+    if stale:
+        conn.execute(rpa.delete().where(
+            rpa.c.resource_provider_id == provider_id,
+            rpa.c.aggregate_id.in_(sorted(stale))))
+    now = _sql.utcnow()
+    for agg_id in sorted(set(wanted.values()) - current):
+        conn.execute(rpa.insert().values(
+            resource_provider_id=provider_id, aggregate_id=agg_id,
+            created_at=now))
+
+
+def get_aggregates(ctx, provider_uuid: str) -> ProviderAggregates:
+    """The aggregates of a provider; raise ResourceProviderNotFound."""
+    with db_api.reader(ctx) as conn:
+        provider = rp_obj.fetch_provider(conn, provider_uuid)
+        return ProviderAggregates(
+            tuple(fetch_provider_aggregates(conn, provider.id)),
+            provider.generation)
+
+
+def _retry_on_new_aggregate_race(func):
+    """Retry once more when two writers created the same new aggregate:
+    the loser's whole transaction rolled back, so a rerun is safe.
+    """
+    def wrapper(*args, **kwargs):
+        for attempt in range(3):
+            try:
+                return func(*args, **kwargs)
+            except db_exc.DBDuplicateEntry:
+                if attempt == 2:
+                    raise
+    wrapper.__doc__ = func.__doc__
+    wrapper.__name__ = func.__name__
+    return wrapper
+
+
+@_retry_on_new_aggregate_race
+@db_api.retry_on_deadlock
+def set_aggregates(ctx, provider_uuid: str, uuids,
+                   seen_generation: typing.Optional[int] = None
+                   ) -> ProviderAggregates:
+    """Replace a provider's aggregates (creating new ones).
+
+    With ``seen_generation`` (1.19+) the generation is checked and bumped
+    once (ResourceProviderGenerationConflict on mismatch); without it the
+    generation is left alone. Opens its own transaction.
+    """
+    with db_api.transaction(ctx) as conn:
+        provider = rp_obj.fetch_provider(conn, provider_uuid)
+        generation = provider.generation
+        if seen_generation is not None:
+            generation = rp_obj.bump_generation(conn, provider.id,
+                                                seen_generation)
+        replace_provider_aggregates(conn, provider.id, uuids)
+        return ProviderAggregates(tuple(uuids), generation)
