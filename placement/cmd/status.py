@@ -77,7 +77,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     conf = cfg.ConfigOpts()
     placement_conf.register_opts(conf)
-    policy.set_defaults(conf)
+    policy.register_opts(conf)
     checks = Checks(conf)
     upgradecheck.register_cli_options(conf, checks)
     try:

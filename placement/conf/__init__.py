@@ -3,6 +3,7 @@
 There is no global ConfigOpts: ``register_opts`` is called on the one
 ConfigOpts an application or command builds, and that object is passed down.
 """
+from oslo_config import cfg
 from oslo_log import log as logging
 
 from placement.conf import api
@@ -15,8 +16,23 @@ from placement.conf import workarounds
 MODULES = (api, base, database, paths, placement, workarounds)
 
 
+def _fresh_group(group):
+    """A new OptGroup like ``group``.
+
+    ConfigOpts.register_group keeps a shallow copy that shares the
+    group's option table, so a set_override on one ConfigOpts would leak
+    into every other one registered from the same module-level group.
+    """
+    return cfg.OptGroup(group.name, title=group.title, help=group.help,
+                        dynamic_group_owner=group.dynamic_group_owner,
+                        driver_option=group.driver_option)
+
+
 def register_opts(conf):
     """Register every placement and library option group on ``conf``."""
     for module in MODULES:
+        for group in module.list_opts():
+            if isinstance(group, cfg.OptGroup):
+                conf.register_group(_fresh_group(group))
         module.register_opts(conf)
     logging.register_options(conf)

@@ -40,25 +40,42 @@ def count_incomplete_consumers(db) -> int:
             .where(_CONSUMER.c.id.is_(None))).scalar()
 
 
+def _resolve_roots(rows, parent_roots):
+    """{provider id: root id} for the rows whose root can be known: self
+    without a parent, else the parent's root (stored, or found in this
+    batch). Children of still root-less parents wait for a later batch."""
+    known = {rp_id: root_id for rp_id, root_id in parent_roots.items()
+             if root_id is not None}
+    resolved = {}
+    pending = list(rows)
+    while pending:
+        waiting = []
+        for row in pending:
+            if row.parent_provider_id is None:
+                resolved[row.id] = known[row.id] = row.id
+            elif row.parent_provider_id in known:
+                resolved[row.id] = known[row.id] = known[
+                    row.parent_provider_id]
+            else:
+                waiting.append(row)
+        if len(waiting) == len(pending):
+            break
+        pending = waiting
+    return resolved
+
+
 def _set_roots(conn, rows):
-    """UPDATE each root-less provider: itself if no parent, else the
-    parent's root (left for a later batch while that is unknown too)."""
+    """UPDATE each root-less provider that can be resolved; the count."""
     parents = {row.parent_provider_id for row in rows
                if row.parent_provider_id is not None}
     parent_roots = dict(conn.execute(
         sa.select(_RP.c.id, _RP.c.root_provider_id)
-        .where(_RP.c.id.in_(parents)))) if parents else {}
+        .where(_RP.c.id.in_(parents))).tuples().all()) if parents else {}
     done = 0
-    for row in rows:
-        if row.parent_provider_id is None:
-            root_id = row.id
-        else:
-            root_id = parent_roots.get(row.parent_provider_id)
-        if root_id is None:
-            continue
+    for rp_id, root_id in _resolve_roots(rows, parent_roots).items():
         done += conn.execute(
             sa.update(_RP)
-            .where(_RP.c.id == row.id, _RP.c.root_provider_id.is_(None))
+            .where(_RP.c.id == rp_id, _RP.c.root_provider_id.is_(None))
             .values(root_provider_id=root_id,
                     updated_at=_sql.utcnow())).rowcount
     return done

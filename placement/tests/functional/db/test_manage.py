@@ -1,0 +1,194 @@
+"""placement-manage against every backend, with a real config file."""
+import sqlalchemy as sa
+
+from placement.cmd import manage
+from placement.db import api as db_api
+from placement.db import migration
+from placement.db import models
+from placement.tests.functional.db import base
+from placement.tests.functional.db import cli
+
+HEAD = 'a082b8bb98d0'
+INCOMPLETE = '00000000-0000-0000-0000-000000000000'
+
+
+def _uuid(char):
+    return char * 8 + '-' + char * 4 + '-' + char * 4 + '-' + char * 4 + \
+        '-' + char * 12
+
+
+class _ManageTests:
+
+    def setUp(self):
+        super().setUp()
+        self.url = self.new_url()
+        self.conf_path = cli.write_config(self, self.url)
+
+    def manage(self, *argv):
+        return cli.run(manage.main, ['--config-file', self.conf_path] +
+                       list(argv))
+
+    def database(self):
+        return self.new_database(self.url)
+
+    def seed_incomplete_data(self):
+        """Two providers without root ids (a parent and its child) and
+        allocations of two consumers that have no consumers row."""
+        db = self.database()
+        migration.upgrade(db)
+        rp = models.resource_providers
+        with db_api.transaction(db) as conn:
+            parent = conn.execute(sa.insert(rp).values(
+                uuid=_uuid('1'), name='parent', generation=0)
+            ).inserted_primary_key[0]
+            conn.execute(sa.insert(rp).values(
+                uuid=_uuid('2'), name='child', generation=0,
+                parent_provider_id=parent))
+            conn.execute(sa.insert(models.allocations), [
+                {'resource_provider_id': parent, 'consumer_id': uuid,
+                 'resource_class_id': rc, 'used': 1}
+                for uuid, rc in ((_uuid('a'), 0), (_uuid('a'), 1),
+                                 (_uuid('b'), 0))])
+        return db
+
+    def test_sync_creates_the_schema_and_version_prints_head(self):
+        self.assertEqual(0, self.manage('db', 'sync')[0])
+        code, out, _err = self.manage('db', 'version')
+        self.assertEqual((0, HEAD + '\n'), (code, out))
+
+    def test_sync_twice_is_a_no_op(self):
+        self.assertEqual(0, self.manage('db', 'sync')[0])
+        self.assertEqual(0, self.manage('db', 'sync')[0])
+        self.assertEqual(HEAD, migration.version(self.database()))
+
+    def test_version_of_an_empty_database(self):
+        code, out, _err = self.manage('db', 'version')
+        self.assertEqual((0, 'None\n'), (code, out))
+
+    def test_stamp_then_sync_from_there(self):
+        code, _out, _err = self.manage('db', 'stamp', 'b4ed3a175331')
+        self.assertEqual(0, code)
+        self.assertEqual('b4ed3a175331\n', self.manage('db', 'version')[1])
+
+    def test_stamp_unknown_revision_is_a_clear_error(self):
+        code, _out, err = self.manage('db', 'stamp', 'deadbeef')
+        self.assertEqual(1, code)
+        self.assertIn('deadbeef', err)
+        self.assertNotIn('Traceback', err)
+
+    def test_sync_blocked_by_data_is_one_line_error(self):
+        db = self.database()
+        migration.upgrade(db, 'b4ed3a175331')
+        with db_api.transaction(db) as conn:
+            conn.execute(sa.text(
+                "INSERT INTO resource_providers (uuid, name, generation) "
+                "VALUES ('%s', 'rp', 0)" % _uuid('3')))
+        code, _out, err = self.manage('db', 'sync')
+        self.assertEqual(1, code)
+        self.assertIn('online_data_migrations', err)
+        self.assertEqual(1, len(err.strip().splitlines()))
+
+    def test_online_migrations_fix_real_rows(self):
+        db = self.seed_incomplete_data()
+        code, out, _err = self.manage('db', 'online_data_migrations')
+        self.assertEqual(0, code, out)
+        self.assertIn('Running batches of 50 until complete', out)
+        self.assertIn('2 rows matched query set_root_provider_ids, '
+                      '2 migrated', out)
+        self.assertIn('2 rows matched query create_incomplete_consumers, '
+                      '2 migrated', out)
+        self.assertRegex(out, r'\|\s+Migration\s+\|\s+Total Found\s+\|'
+                              r'\s+Completed\s+\|')
+        rp = models.resource_providers
+        with db_api.reader(db) as conn:
+            roots = dict(conn.execute(sa.select(
+                rp.c.name, rp.c.root_provider_id)).tuples().all())
+            parent_id = conn.execute(sa.select(rp.c.id).where(
+                rp.c.name == 'parent')).scalar()
+            consumers = conn.execute(sa.select(
+                models.consumers.c.uuid, models.consumers.c.generation,
+                models.projects.c.external_id).join(
+                models.projects,
+                models.projects.c.id == models.consumers.c.project_id)
+            ).all()
+        self.assertEqual({'parent': parent_id, 'child': parent_id}, roots)
+        self.assertEqual([(_uuid('a'), 0, INCOMPLETE),
+                          (_uuid('b'), 0, INCOMPLETE)], sorted(consumers))
+
+    def test_online_migrations_with_nothing_to_do(self):
+        migration.upgrade(self.database())
+        code, out, _err = self.manage('db', 'online_data_migrations')
+        self.assertEqual(0, code)
+        self.assertNotIn('rows matched', out)
+        self.assertIn('set_root_provider_ids', out)
+
+    def test_max_count_limits_one_batch_and_exits_1(self):
+        self.seed_incomplete_data()
+        code, out, _err = self.manage('db', 'online_data_migrations',
+                                      '--max-count', '1')
+        self.assertEqual(1, code)
+        self.assertIn('1 rows matched query set_root_provider_ids, '
+                      '1 migrated', out)
+        self.assertNotIn('create_incomplete_consumers', out)
+        # Run again until done: each call makes progress.
+        codes = [self.manage('db', 'online_data_migrations',
+                             '--max-count', '1')[0] for _ in range(4)]
+        self.assertEqual([1, 1, 1, 0], codes)
+
+    def test_max_count_must_be_positive(self):
+        for value in ('x', '0', '-3'):
+            code, out, _err = self.manage('db', 'online_data_migrations',
+                                          '--max-count', value)
+            self.assertEqual(127, code, value)
+            self.assertEqual('Must supply a positive value for max_count\n',
+                             out)
+
+    def test_failing_migration_exits_2(self):
+        db = self.seed_incomplete_data()
+        with db_api.transaction(db) as conn:
+            conn.execute(sa.text('DROP TABLE consumers'))
+        code, out, _err = self.manage('db', 'online_data_migrations')
+        self.assertEqual(2, code)
+        self.assertIn('Some migrations failed unexpectedly. Check log for '
+                      'details.', out)
+
+
+class ManageWithoutDatabaseTests(base.unittest.TestCase):
+    """The arguments and configuration errors need no database."""
+
+    def test_no_arguments_lists_the_categories(self):
+        code, out, _err = cli.run(manage.main, [])
+        self.assertEqual(1, code)
+        self.assertIn('db', out)
+        self.assertIn('usage: placement-manage', out)
+
+    def test_category_alone_lists_its_commands(self):
+        code, out, _err = cli.run(manage.main, ['db'])
+        self.assertEqual(1, code)
+        for command in ('sync', 'version', 'stamp',
+                        'online_data_migrations'):
+            self.assertIn(command, out)
+
+    def test_missing_connection_is_one_clear_line(self):
+        path = cli.write_config(self, None)
+        code, out, err = cli.run(manage.main,
+                                 ['--config-file', path, 'db', 'version'])
+        self.assertEqual(1, code, (out, err))
+        self.assertIn('[placement_database] connection is not set', err)
+        self.assertEqual(1, len(err.strip().splitlines()))
+        self.assertNotIn('Traceback', err + out)
+
+    def test_missing_config_file_is_one_clear_line(self):
+        code, _out, err = cli.run(manage.main, [
+            '--config-file', '/nonexistent/placement.conf', 'db', 'sync'])
+        self.assertEqual(1, code)
+        self.assertIn('/nonexistent/placement.conf', err)
+        self.assertNotIn('Traceback', err)
+
+    def test_stamp_needs_a_revision(self):
+        code, _out, err = cli.run(manage.main, ['db', 'stamp'])
+        self.assertEqual(2, code)
+        self.assertIn('version', err)
+
+
+globals().update(base.per_backend(_ManageTests))
