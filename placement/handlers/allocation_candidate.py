@@ -1,11 +1,97 @@
-"""Handlers for allocation candidate (not yet implemented: answer 501)."""
+"""GET /allocation_candidates: parse, one operation, render.
+
+parse (handlers.querystring) -> gather + solve (objects) -> render here.
+"""
+import random
+
 import webob.exc
 
+from placement import exception
+from placement.handlers import querystring
 from placement import microversion
+from placement.objects import allocation_candidate as ac_obj
+from placement.policies import allocation_candidate as policies
+from placement.schemas import allocation_candidate as schema
+from placement.solver import model
+from placement import util
 from placement import wsgi_wrapper
+
+
+def solver_options(conf):
+    """[placement] options as the solver's plain SolverOptions."""
+    opts = conf.placement
+    rng = random.Random() if opts.randomize_allocation_candidates else None
+    return model.SolverOptions(
+        max_candidates=opts.max_allocation_candidates,
+        strategy=opts.allocation_candidates_generation_strategy,
+        rng=rng)
+
+
+def _render_allocations(candidate, uuids, mv):
+    by_provider = {}
+    for rp_id, rc, amount in candidate.allocations:
+        by_provider.setdefault(uuids[rp_id], {})[rc] = amount
+    if mv < microversion.ALLOCATIONS_DICT:
+        return [{'resource_provider': {'uuid': rp_uuid},
+                 'resources': resources}
+                for rp_uuid, resources in sorted(by_provider.items())]
+    return {rp_uuid: {'resources': resources}
+            for rp_uuid, resources in by_provider.items()}
+
+
+def _render_request(candidate, uuids, mv):
+    body = {'allocations': _render_allocations(candidate, uuids, mv)}
+    if mv >= microversion.MAPPINGS:
+        body['mappings'] = {
+            suffix: sorted(uuids[rp_id] for rp_id in ids)
+            for suffix, ids in candidate.mappings}
+    return body
+
+
+def _render_summary(summary, mv):
+    body = {'resources': {
+        rc: {'capacity': capacity, 'used': used}
+        for rc, (capacity, used) in summary.resources.items()}}
+    if mv >= microversion.CANDIDATES_TRAITS:
+        body['traits'] = sorted(summary.traits)
+    if mv >= microversion.NESTED_CANDIDATES:
+        body['parent_provider_uuid'] = summary.parent_uuid
+        body['root_provider_uuid'] = summary.root_uuid
+    return body
+
+
+def _render(result, mv):
+    return {
+        'allocation_requests': [_render_request(c, result.uuids, mv)
+                                for c in result.candidates],
+        'provider_summaries': {s.uuid: _render_summary(s, mv)
+                               for s in result.summaries},
+    }
+
+
+def _find(ctx, query, mv):
+    try:
+        return ac_obj.list_candidates(
+            ctx, query, solver_options(ctx.config),
+            summary_classes_all=mv >= microversion.SUMMARIES_ALL_CLASSES,
+            with_traits=mv >= microversion.CANDIDATES_TRAITS)
+    except exception.ResourceClassNotFound as exc:
+        raise util.http_error(
+            webob.exc.HTTPBadRequest,
+            'Invalid resource class in resources parameter: %s' % exc)
+    except exception.TraitNotFound as exc:
+        raise util.http_error(webob.exc.HTTPBadRequest, str(exc))
 
 
 @microversion.since('1.10')
 @wsgi_wrapper.PlacementWsgify
+@util.check_accept('application/json')
 def list_allocation_candidates(req):
-    raise webob.exc.HTTPNotImplemented()
+    """GET /allocation_candidates."""
+    ctx = util.context(req)
+    ctx.authorize(policies.LIST)
+    mv = util.version(req)
+    params = util.validate_query(req, schema.GET_SCHEMA.at(mv))
+    query = querystring.parse_candidate_query(params, mv)
+    result = _find(ctx, query, mv)
+    return util.json_response(req, mv, _render(result, mv))

@@ -5,8 +5,11 @@
 (does the class or trait exist?) happen in the operation, which raises
 NotFound-type exceptions that the handler turns into 400s.
 """
+import re
+
 import webob.exc
 
+from placement import errors
 from placement import microversion
 from placement.solver import model
 from placement import util
@@ -155,3 +158,181 @@ def parse_member_of(values, mv):
 def parse_in_tree(value):
     """A provider uuid (schema-checked already), normalised."""
     return util.normalize_uuid(value)
+
+
+# --- GET /allocation_candidates: request groups and request-wide keys ----
+
+_GROUP_KEYS = ('resources', 'required', 'member_of', 'in_tree')
+_GROUP_KEY_RE = re.compile(r'^(resources|required|member_of|in_tree)(.*)$')
+
+
+def split_group_keys(params):
+    """{suffix: {key: [values]}} of the group keys, in first-seen order
+    of suffixes ('' is the unsuffixed group). Keys were schema-checked.
+    """
+    groups = {}
+    for key, values in params.items():
+        match = _GROUP_KEY_RE.match(key)
+        if match:
+            name, suffix = match.groups()
+            groups.setdefault(suffix, {})[name] = values
+    return groups
+
+
+def parse_in_tree_value(value):
+    """An in_tree value -> a normalised uuid, or the documented 400."""
+    if not util.is_uuid_like(value):
+        raise bad_request(
+            _QUERY_PREFIX + "Expected 'in_tree' parameter to be a format of "
+            "uuid. Got: %s" % value)
+    return parse_in_tree(value)
+
+
+def parse_group(suffix, keys, mv):
+    """One group's {key: [values]} -> model.RequestGroup."""
+    resources = {}
+    if 'resources' in keys:
+        resources = parse_resources(keys['resources'][-1])
+    traits = model.TraitFilter()
+    if 'required' in keys:
+        traits = parse_required(keys['required'], mv)
+    aggregates = model.AggregateFilter()
+    if 'member_of' in keys:
+        aggregates = parse_member_of(keys['member_of'], mv)
+    in_tree = None
+    if 'in_tree' in keys:
+        in_tree = parse_in_tree_value(keys['in_tree'][-1])
+    return model.RequestGroup(suffix, tuple(resources.items()), traits,
+                              aggregates, in_tree)
+
+
+def parse_root_required(values, mv):
+    """root_required (once; no in:) -> TraitFilter; 400 on conflicts."""
+    if len(values) > 1:
+        raise bad_request("Query parameter 'root_required' may be "
+                          "specified only once.",
+                          code=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+    value = values[0]
+    if value.startswith('in:'):
+        raise bad_request(
+            _QUERY_PREFIX + "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' "
+            "only supported since microversion 1.39. Got: %s" % value)
+    required, forbidden = _parse_all_of(value, mv, 'required')
+    conflicts = required & forbidden
+    if conflicts:
+        raise bad_request(
+            'Conflicting required and forbidden traits found in '
+            'root_required: %s' % ', '.join(sorted(conflicts)),
+            code=errors.QUERYPARAM_BAD_VALUE)
+    return model.TraitFilter(frozenset(required), frozenset(forbidden))
+
+
+def parse_same_subtree(values):
+    """Each same_subtree value -> a tuple of suffixes (none empty)."""
+    same_subtrees = []
+    for value in values:
+        suffixes = tuple(item.strip() for item in value.split(','))
+        if not all(suffixes):
+            raise bad_request(
+                'Empty string (unsuffixed group) can not be specified in '
+                '`same_subtree` ', code=errors.QUERYPARAM_BAD_VALUE)
+        same_subtrees.append(suffixes)
+    return tuple(same_subtrees)
+
+
+def check_resourceless(groups, same_subtrees):
+    """From 1.36: groups without resources must be in same_subtree, and
+    every suffix in same_subtree must name a group.
+    """
+    if not any(group.resources for group in groups):
+        raise bad_request('There must be at least one resources or '
+                          'resources[$S] parameter.',
+                          code=errors.QUERYPARAM_MISSING_VALUE)
+    listed = {sfx for suffixes in same_subtrees for sfx in suffixes}
+    orphans = [g.suffix for g in groups
+               if not g.resources and g.suffix not in listed]
+    if orphans:
+        raise bad_request(
+            'Resourceless suffixed group request should be specified in '
+            '`same_subtree` query param: bad group(s) - %s.' % orphans,
+            code=errors.QUERYPARAM_BAD_VALUE)
+    known = sorted(g.suffix for g in groups)
+    unknown = [sfx for suffixes in same_subtrees for sfx in suffixes
+               if sfx not in known]
+    if unknown:
+        raise bad_request(
+            'Real suffixes should be specified in `same_subtree`: '
+            '%s not found in %s.' % (unknown, known),
+            code=errors.QUERYPARAM_BAD_VALUE)
+
+
+def check_all_have_resources(group_keys):
+    """Before 1.36: every group key set must include resources."""
+    if not group_keys:
+        raise bad_request('At least one request group (`resources` or '
+                          '`resources{$S}`) is required.')
+    for name, label in (('required', 'traits'), ('member_of', 'member_of')):
+        orphans = [name + sfx for sfx, keys in group_keys.items()
+                   if name in keys and 'resources' not in keys]
+        if orphans:
+            raise bad_request(
+                'All %s parameters must be associated with resources.%s'
+                'Found the following orphaned %s keys: %s'
+                % (label, '  ' if label == 'traits' else ' ', label,
+                   ', '.join(orphans)))
+    if any('resources' not in keys for keys in group_keys.values()):
+        raise bad_request('All request groups must specify resources.')
+
+
+def check_trait_conflicts(groups):
+    """A trait both required and forbidden (or an any-of set entirely
+    forbidden) in one group -> 400.
+    """
+    found = []
+    for group in groups:
+        traits = group.traits
+        bad = set(traits.required & traits.forbidden)
+        for any_of in traits.any_of:
+            if any_of <= traits.forbidden:
+                bad |= any_of
+        if bad:
+            found.append('required%s: (%s)'
+                         % (group.suffix, ', '.join(sorted(bad))))
+    if found:
+        raise bad_request('Conflicting required and forbidden traits found '
+                          'in the following traits keys: %s'
+                          % ', '.join(found))
+
+
+def check_group_policy(groups, group_policy):
+    if group_policy is None and sum(1 for g in groups if g.suffix) > 1:
+        raise bad_request(
+            'The "group_policy" parameter is required when specifying '
+            'more than one "resources{N}" parameter.')
+
+
+def parse_candidate_query(params, mv):
+    """Schema-checked {key: [values]} of GET /allocation_candidates ->
+    model.CandidateQuery. Raises every grammar 400, in the documented
+    order; class and trait existence are checked later.
+    """
+    group_keys = split_group_keys(params)
+    groups = tuple(parse_group(sfx, keys, mv)
+                   for sfx, keys in sorted(group_keys.items()))
+    root_traits = model.TraitFilter()
+    if 'root_required' in params:
+        root_traits = parse_root_required(params['root_required'], mv)
+    same_subtrees = parse_same_subtree(params.get('same_subtree', ()))
+    if mv >= microversion.SAME_SUBTREE:
+        check_resourceless(groups, same_subtrees)
+    else:
+        check_all_have_resources(group_keys)
+    if mv >= microversion.FORBIDDEN_TRAITS:
+        check_trait_conflicts(groups)
+    group_policy = params.get('group_policy', [None])[0]
+    check_group_policy(groups, group_policy)
+    limit = int(params['limit'][0]) if 'limit' in params else None
+    return model.CandidateQuery(
+        groups=groups, group_policy=group_policy,
+        same_subtrees=same_subtrees, root_traits=root_traits, limit=limit,
+        nested_aware=mv >= microversion.NESTED_CANDIDATES)

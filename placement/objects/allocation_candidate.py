@@ -1,0 +1,456 @@
+"""Allocation candidates: gather what a request can use, solve, summarise.
+
+One read transaction. A fixed set of queries per *chunk of roots* builds a
+``solver.model.Snapshot`` with the request's filters pushed into SQL
+(requested classes with room for the smallest asked amount, only the
+traits and aggregates the request names); the pure solver does the rest.
+Without a cap every root is one chunk; with ``limit`` (depth-first, the
+default) roots are read in growing id ranges until enough candidates
+exist, so a small limit costs the same at any deployment size.
+"""
+import dataclasses
+import typing
+
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+from placement.objects import resource_class as rc_obj
+from placement.objects import trait as trait_obj
+from placement import solver
+from placement.solver import model
+from placement.solver import order
+from placement.solver import summaries as summaries_mod
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+FIRST_CHUNK = 64
+CHUNK_GROWTH = 4
+IN_BATCH = 2000
+
+_RP = models.resource_providers
+_INV = models.inventories
+_RPT = models.resource_provider_traits
+_RPA = models.resource_provider_aggregates
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidateResult:
+    """What GET /allocation_candidates renders.
+
+    uuids: {provider id: uuid} for every provider in the candidates;
+    summaries: ProviderSummary per provider to list.
+    """
+
+    candidates: typing.Tuple[model.Candidate, ...]
+    uuids: typing.Mapping[int, str]
+    summaries: typing.Tuple[summaries_mod.ProviderSummary, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Lookups:
+    """Ids of what the query names, and the sharing providers."""
+
+    rc_ids: typing.Mapping[str, int]
+    trait_ids: typing.Mapping[str, int]
+    agg_ids: typing.Mapping[str, int]
+    sharing_ids: frozenset
+    sharing_roots: frozenset
+    sharing_aggs: typing.Mapping[int, frozenset]
+    has_nested: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class _Roots:
+    """A chunk of roots: the id range (low, high] or an explicit list.
+
+    low=None and high=None with ids=None means every root.
+    """
+
+    low: typing.Optional[int] = None
+    high: typing.Optional[int] = None
+    ids: typing.Optional[typing.Tuple[int, ...]] = None
+
+
+def list_candidates(ctx, query: model.CandidateQuery,
+                    options: model.SolverOptions,
+                    summary_classes_all: bool = True,
+                    with_traits: bool = True) -> CandidateResult:
+    """Find the candidates of ``query``; one read transaction.
+
+    Raises ResourceClassNotFound / TraitNotFound for unknown names.
+    """
+    with db_api.reader(ctx) as conn:
+        lookups = _fetch_lookups(conn, query)
+        candidates, root_of, uuids = _solve_in_chunks(
+            conn, query, options, lookups)
+        scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
+        summaries = fetch_summaries(conn, scope, with_traits)
+    if not summary_classes_all:
+        classes = query.resource_classes
+        summaries = [summaries_mod.restrict_classes(s, classes)
+                     for s in summaries]
+    return CandidateResult(tuple(candidates), uuids, tuple(summaries))
+
+
+def _solve_in_chunks(conn, query, options, lookups):
+    cap = order.cap(query.limit, options.max_candidates)
+    seen, found, root_of, uuids = set(), [], {}, {}
+    for roots in _chunks(conn, query, options, lookups, cap):
+        snapshot = gather(conn, query, lookups, roots)
+        count = None if cap is None else cap - len(found)
+        found += solver.solve(snapshot, query, options, seen, count)
+        for rp in snapshot.providers.values():
+            root_of[rp.id] = rp.root_id
+            uuids[rp.id] = rp.uuid
+        if cap is not None and len(found) >= cap:
+            break
+    return found, root_of, uuids
+
+
+# --- lookups -------------------------------------------------------------
+
+def _fetch_lookups(conn, query):
+    rc_ids = rc_obj.fetch_ids_by_name(conn, query.resource_classes)
+    trait_ids = trait_obj.fetch_ids_by_name(conn, query.trait_names)
+    agg_ids = _fetch_aggregate_ids(conn, query.aggregate_uuids)
+    sharing_ids, sharing_roots = _fetch_sharing(conn)
+    sharing_aggs = {}
+    if sharing_ids:
+        rows = conn.execute(sa.select(_RPA.c.resource_provider_id,
+                                      _RPA.c.aggregate_id)
+                            .where(_RPA.c.resource_provider_id.in_(
+                                sorted(sharing_ids))))
+        for row in rows:
+            sharing_aggs.setdefault(row[0], set()).add(row[1])
+    has_nested = False
+    if not query.nested_aware:
+        has_nested = conn.execute(
+            sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
+            .limit(1)).first() is not None
+    return _Lookups(rc_ids, trait_ids, agg_ids, frozenset(sharing_ids),
+                    frozenset(sharing_roots),
+                    {k: frozenset(v) for k, v in sharing_aggs.items()},
+                    has_nested)
+
+
+def _fetch_aggregate_ids(conn, uuids):
+    if not uuids:
+        return {}
+    agg = models.placement_aggregates
+    rows = conn.execute(sa.select(agg.c.uuid, agg.c.id)
+                        .where(agg.c.uuid.in_(sorted(uuids))))
+    return {row.uuid: row.id for row in rows}
+
+
+def _fetch_sharing(conn):
+    """(ids, root ids) of the providers with MISC_SHARES_VIA_AGGREGATE.
+
+    SELECT rp.id, rp.root_provider_id FROM resource_providers rp
+    JOIN resource_provider_traits rpt ON rpt.resource_provider_id = rp.id
+    JOIN traits t ON t.id = rpt.trait_id WHERE t.name = :name
+    """
+    trait = models.traits
+    rows = conn.execute(
+        sa.select(_RP.c.id, _RP.c.root_provider_id)
+        .select_from(_RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
+                     .join(trait, trait.c.id == _RPT.c.trait_id))
+        .where(trait.c.name == SHARING_TRAIT)).all()
+    return ({row.id for row in rows},
+            {row.root_provider_id or row.id for row in rows})
+
+
+# --- chunks of roots -----------------------------------------------------
+
+def _chunks(conn, query, options, lookups, cap):
+    """Yield the _Roots to gather, in anchor order."""
+    pinned = _pinned_root(conn, query)
+    if pinned is not None:
+        yield _Roots(ids=(pinned,))
+        return
+    if cap is None or options.strategy == order.BREADTH_FIRST:
+        yield _Roots()
+        return
+    if options.rng is not None:
+        yield from _random_chunks(conn, query, options.rng)
+        return
+    low, size = None, max(FIRST_CHUNK, cap * CHUNK_GROWTH)
+    while True:
+        high = _range_end(conn, query, low, size)
+        yield _Roots(low=low, high=high)
+        if high is None:
+            return
+        low, size = high, size * CHUNK_GROWTH
+
+
+def _pinned_root(conn, query):
+    """The root of the unsuffixed group's in_tree (-1 if unknown)."""
+    for group in query.groups:
+        if not group.is_granular and group.in_tree:
+            row = conn.execute(sa.select(_RP.c.id, _RP.c.root_provider_id)
+                               .where(_RP.c.uuid == group.in_tree)).first()
+            return -1 if row is None else (row.root_provider_id or row.id)
+    return None
+
+
+def _root_filter(query):
+    """WHERE terms on candidate roots that root_required allows.
+
+    rp.parent_provider_id IS NULL
+      [AND EXISTS (SELECT 1 FROM resource_provider_traits rpt
+                   JOIN traits t ON ... WHERE rpt.rp_id = rp.id
+                   AND t.name = :required)] ...
+      [AND NOT EXISTS (... t.name IN :forbidden)]
+    """
+    trait = models.traits
+    terms = [_RP.c.parent_provider_id.is_(None)]
+
+    def has(names):
+        return sa.exists(
+            sa.select(sa.literal(1))
+            .select_from(_RPT.join(trait, trait.c.id == _RPT.c.trait_id))
+            .where(_RPT.c.resource_provider_id == _RP.c.id,
+                   trait.c.name.in_(sorted(names))))
+    for name in sorted(query.root_traits.required):
+        terms.append(has([name]))
+    if query.root_traits.forbidden:
+        terms.append(~has(query.root_traits.forbidden))
+    return terms
+
+
+def _range_end(conn, query, low, size):
+    """The highest root id of the next ``size`` roots after ``low``;
+    None when fewer remain (the chunk is then open-ended).
+    """
+    stmt = sa.select(_RP.c.id).where(*_root_filter(query))
+    if low is not None:
+        stmt = stmt.where(_RP.c.id > low)
+    stmt = stmt.order_by(_RP.c.id).offset(size - 1).limit(1)
+    row = conn.execute(stmt).first()
+    return None if row is None else row.id
+
+
+def _random_chunks(conn, query, rng):
+    ids = [row.id for row in conn.execute(
+        sa.select(_RP.c.id).where(*_root_filter(query)).order_by(_RP.c.id))]
+    rng.shuffle(ids)
+    start, size = 0, FIRST_CHUNK
+    while start < len(ids):
+        yield _Roots(ids=tuple(ids[start:start + size]))
+        start, size = start + size, min(size * CHUNK_GROWTH, IN_BATCH)
+
+
+def _in_roots(roots, column):
+    """A WHERE term limiting ``column`` (a root id) to the chunk."""
+    if roots.ids is not None:
+        return column.in_(roots.ids)
+    terms = []
+    if roots.low is not None:
+        terms.append(column > roots.low)
+    if roots.high is not None:
+        terms.append(column <= roots.high)
+    return sa.and_(sa.true(), *terms)
+
+
+def _anchors_of_chunk(roots, providers):
+    found = sorted(p.id for p in providers.values() if p.parent_id is None
+                   and _root_in(roots, p.id))
+    return tuple(found)
+
+
+def _root_in(roots, root_id):
+    if roots.ids is not None:
+        return root_id in roots.ids
+    return ((roots.low is None or root_id > roots.low)
+            and (roots.high is None or root_id <= roots.high))
+
+
+# --- the snapshot --------------------------------------------------------
+
+def gather(conn, query, lookups, roots=_Roots()) -> model.Snapshot:
+    """The Snapshot of one chunk of roots (plus every sharing provider)."""
+    in_scope = sa.or_(_in_roots(roots, _RP.c.root_provider_id),
+                      _RP.c.id.in_(sorted(lookups.sharing_ids
+                                          | lookups.sharing_roots)))
+    providers = _fetch_providers(conn, in_scope)
+    inventories = _fetch_inventories(conn, query, lookups, in_scope)
+    traits = _fetch_named_links(conn, _RPT, _RPT.c.trait_id,
+                                lookups.trait_ids, in_scope)
+    agg_ids = dict(lookups.agg_ids)
+    named = set(agg_ids.values())
+    for agg_id in set().union(*lookups.sharing_aggs.values()) - named:
+        agg_ids['#%d' % agg_id] = agg_id
+    aggregates = _fetch_named_links(conn, _RPA, _RPA.c.aggregate_id,
+                                    agg_ids, in_scope)
+    by_id = {value: key for key, value in agg_ids.items()}
+    anchors = _sharing_anchors(providers, aggregates, lookups, by_id)
+    return model.Snapshot(
+        providers=providers, inventories=inventories, traits=traits,
+        aggregates=aggregates, sharing=lookups.sharing_ids & set(providers),
+        sharing_anchors=anchors, anchors=_anchors_of_chunk(roots, providers),
+        has_nested=lookups.has_nested)
+
+
+def _fetch_providers(conn, in_scope):
+    rows = conn.execute(sa.select(_RP.c.id, _RP.c.uuid,
+                                  _RP.c.parent_provider_id,
+                                  _RP.c.root_provider_id).where(in_scope))
+    return {row.id: model.Provider(row.id, row.uuid, row.parent_provider_id,
+                                   row.root_provider_id or row.id)
+            for row in rows}
+
+
+def _used_scalar(inv):
+    """(SELECT COALESCE(SUM(a.used), 0) FROM allocations a
+        WHERE a.resource_provider_id = inv.resource_provider_id
+          AND a.resource_class_id = inv.resource_class_id)
+    """
+    alloc = models.allocations
+    return (sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0))
+            .where(alloc.c.resource_provider_id == inv.c.resource_provider_id,
+                   alloc.c.resource_class_id == inv.c.resource_class_id)
+            .scalar_subquery())
+
+
+def _smallest_amounts(query):
+    smallest = {}
+    for group in query.groups:
+        for rc, amount in group.resources:
+            smallest[rc] = min(amount, smallest.get(rc, amount))
+    return smallest
+
+
+def _fetch_inventories(conn, query, lookups, in_scope):
+    """Inventories of the requested classes with room for the smallest
+    amount asked of that class.
+
+    SELECT inv.*, (<used>) AS used FROM inventories inv
+    JOIN resource_providers rp ON rp.id = inv.resource_provider_id
+    WHERE <in_scope> AND ((inv.resource_class_id = :rc1
+        AND inv.max_unit >= :n1
+        AND (<used>) + :n1 <= (inv.total - inv.reserved) * ratio) OR ...)
+    """
+    names = {rc_id: name for name, rc_id in lookups.rc_ids.items()}
+    used = _used_scalar(_INV).label('used')
+    fits = []
+    for rc, amount in _smallest_amounts(query).items():
+        fits.append(sa.and_(
+            _INV.c.resource_class_id == lookups.rc_ids[rc],
+            _INV.c.max_unit >= amount,
+            _used_scalar(_INV) + amount <= (
+                (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio)))
+    if not fits:
+        return {}
+    stmt = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                      _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio,
+                      _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
+                      used)
+            .select_from(_INV.join(_RP,
+                                   _RP.c.id == _INV.c.resource_provider_id))
+            .where(in_scope, sa.or_(*fits)))
+    inventories = {}
+    for row in conn.execute(stmt):
+        inventories.setdefault(row.resource_provider_id, {})[
+            names[row.resource_class_id]] = model.Inventory(
+                capacity=model.capacity(row.total, row.reserved,
+                                        row.allocation_ratio),
+                used=int(row.used), min_unit=row.min_unit,
+                max_unit=row.max_unit, step_size=row.step_size)
+    return inventories
+
+
+def _fetch_named_links(conn, table, key_column, ids_by_name, in_scope):
+    """{provider id: frozenset of names} for links (traits or aggregates)
+    among ``ids_by_name`` of the providers in scope.
+
+    SELECT l.resource_provider_id, l.<key> FROM <links> l
+    JOIN resource_providers rp ON rp.id = l.resource_provider_id
+    WHERE l.<key> IN (:ids) AND <in_scope>
+    """
+    if not ids_by_name:
+        return {}
+    names = {value: key for key, value in ids_by_name.items()}
+    stmt = (sa.select(table.c.resource_provider_id, key_column)
+            .select_from(table.join(
+                _RP, _RP.c.id == table.c.resource_provider_id))
+            .where(key_column.in_(sorted(names)), in_scope))
+    found = {}
+    for rp_id, key in conn.execute(stmt):
+        found.setdefault(rp_id, set()).add(names[key])
+    return {rp_id: frozenset(items) for rp_id, items in found.items()}
+
+
+def _sharing_anchors(providers, aggregates, lookups, name_of_agg):
+    """{sharing provider id: roots of trees sharing an aggregate with it}."""
+    members = {}
+    for rp_id, names in aggregates.items():
+        if rp_id in providers:
+            for name in names:
+                members.setdefault(name, set()).add(providers[rp_id].root_id)
+    anchors = {}
+    for sharing_id, agg_ids in lookups.sharing_aggs.items():
+        roots = set()
+        for agg_id in agg_ids:
+            roots |= members.get(name_of_agg[agg_id], set())
+        anchors[sharing_id] = frozenset(roots)
+    return anchors
+
+
+# --- provider summaries --------------------------------------------------
+
+def _batches(ids):
+    ids = sorted(ids)
+    for start in range(0, len(ids), IN_BATCH):
+        yield ids[start:start + IN_BATCH]
+
+
+def fetch_summaries(conn, scope, with_traits=True):
+    """ProviderSummary of every provider in ``scope`` (uuid order)."""
+    column = _RP.c.root_provider_id if scope.root_ids else _RP.c.id
+    wanted = scope.root_ids or scope.provider_ids
+    parent, root = _RP.alias('parent'), _RP.alias('root')
+    rows = []
+    for batch in _batches(wanted):
+        rows += conn.execute(
+            sa.select(_RP.c.id, _RP.c.uuid, parent.c.uuid.label('parent'),
+                      root.c.uuid.label('root'))
+            .select_from(_RP.outerjoin(
+                parent, parent.c.id == _RP.c.parent_provider_id)
+                .outerjoin(root, root.c.id == _RP.c.root_provider_id))
+            .where(column.in_(batch))).all()
+    ids = [row.id for row in rows]
+    resources = _summary_resources(conn, ids)
+    traits = _summary_traits(conn, ids) if with_traits else {}
+    return sorted((summaries_mod.ProviderSummary(
+        row.id, row.uuid, row.parent, row.root or row.uuid,
+        resources.get(row.id, {}), traits.get(row.id, frozenset()))
+        for row in rows), key=lambda s: s.uuid)
+
+
+def _summary_resources(conn, ids):
+    names = rc_obj.fetch_names_by_id(conn) if ids else {}
+    found = {}
+    for batch in _batches(ids):
+        stmt = sa.select(_INV.c.resource_provider_id,
+                         _INV.c.resource_class_id, _INV.c.total,
+                         _INV.c.reserved, _INV.c.allocation_ratio,
+                         _used_scalar(_INV).label('used')).where(
+            _INV.c.resource_provider_id.in_(batch))
+        for row in conn.execute(stmt):
+            found.setdefault(row.resource_provider_id, {})[
+                names[row.resource_class_id]] = (
+                    model.capacity(row.total, row.reserved,
+                                   row.allocation_ratio), int(row.used))
+    return found
+
+
+def _summary_traits(conn, ids):
+    trait = models.traits
+    found = {}
+    for batch in _batches(ids):
+        stmt = (sa.select(_RPT.c.resource_provider_id, trait.c.name)
+                .select_from(_RPT.join(trait, trait.c.id == _RPT.c.trait_id))
+                .where(_RPT.c.resource_provider_id.in_(batch)))
+        for rp_id, name in conn.execute(stmt):
+            found.setdefault(rp_id, set()).add(name)
+    return {rp_id: frozenset(names) for rp_id, names in found.items()}
+

@@ -1,0 +1,51 @@
+"""Which providers the provider_summaries of a response list.
+
+From 1.29 every provider of every tree a returned candidate touches
+(allocations or mappings); before 1.29 only the providers the returned
+allocation requests use. Pure.
+"""
+import dataclasses
+import typing
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderSummary:
+    """One provider_summaries entry, before rendering.
+
+    resources: {class name: (capacity, used)} of every class it has.
+    """
+
+    id: int
+    uuid: str
+    parent_uuid: typing.Optional[str]
+    root_uuid: str
+    resources: typing.Mapping[str, typing.Tuple[int, int]]
+    traits: frozenset
+
+
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    """Either whole trees (root_ids) or single providers (provider_ids)."""
+
+    root_ids: frozenset = frozenset()
+    provider_ids: frozenset = frozenset()
+
+
+def scope(candidates, root_of, nested_aware):
+    """The Scope of the summaries for the kept ``candidates``;
+    ``root_of`` maps provider id -> root id.
+    """
+    if not nested_aware:
+        return Scope(provider_ids=frozenset(
+            rp_id for c in candidates for rp_id in c.provider_ids))
+    touched = set()
+    for candidate in candidates:
+        touched |= candidate.provider_ids | candidate.mapped_ids
+    return Scope(root_ids=frozenset(root_of[rp_id] for rp_id in touched))
+
+
+def restrict_classes(summary, classes):
+    """A copy listing only ``classes`` (versions before 1.27)."""
+    return dataclasses.replace(summary, resources={
+        rc: value for rc, value in summary.resources.items()
+        if rc in classes})
