@@ -1,0 +1,164 @@
+"""Usages: sums of allocations, per provider or per project (and user).
+
+Two read operations, each one transaction with a fixed number of queries.
+``group_usages`` is the pure half of the project report and is where the
+1.38 grouping rules (``all``, ``unknown``, consumer_count) live.
+"""
+import collections
+import typing
+
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+from placement.objects import _sql
+from placement.objects import resource_provider as rp_obj
+
+ALL = 'all'
+UNKNOWN = 'unknown'
+
+
+def select_provider_usages_stmt(provider_id):
+    """Every class the provider has inventory of, with its usage or 0.
+
+    SELECT rc.name, COALESCE(usage.used, 0) FROM inventories inv
+    JOIN resource_classes rc ON rc.id = inv.resource_class_id
+    LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used)
+               FROM allocations GROUP BY 1, 2) usage
+      ON usage.resource_provider_id = inv.resource_provider_id
+     AND usage.resource_class_id = inv.resource_class_id
+    WHERE inv.resource_provider_id = :id
+    """
+    inv = models.inventories
+    rc = models.resource_classes
+    usage = _sql.usage_subquery()
+    return sa.select(
+        rc.c.name, sa.func.coalesce(usage.c.used, 0).label('used'),
+    ).select_from(
+        inv.join(rc, rc.c.id == inv.c.resource_class_id)
+        .outerjoin(usage, sa.and_(
+            usage.c.resource_provider_id == inv.c.resource_provider_id,
+            usage.c.resource_class_id == inv.c.resource_class_id))
+    ).where(inv.c.resource_provider_id == provider_id)
+
+
+def get_provider_usages(ctx, provider_uuid):
+    """(Provider, {class name: used}); ResourceProviderNotFound."""
+    with db_api.reader(ctx) as conn:
+        provider = rp_obj.fetch_provider(conn, provider_uuid)
+        rows = conn.execute(select_provider_usages_stmt(provider.id))
+        return provider, {row.name: int(row.used) for row in rows}
+
+
+def _project_filter(project_id, user_id, consumer_type):
+    """WHERE clauses for the project report's consumer filters."""
+    consumer = models.consumers
+    clauses = [models.projects.c.external_id == project_id]
+    if user_id is not None:
+        clauses.append(models.users.c.external_id == user_id)
+    if consumer_type == UNKNOWN:
+        clauses.append(consumer.c.consumer_type_id.is_(None))
+    elif consumer_type not in (None, ALL):
+        clauses.append(models.consumer_types.c.name == consumer_type)
+    return clauses
+
+
+def _consumers_from():
+    """consumers JOIN projects JOIN users LEFT JOIN consumer_types"""
+    consumer = models.consumers
+    ctype = models.consumer_types
+    return (consumer
+            .join(models.projects,
+                  models.projects.c.id == consumer.c.project_id)
+            .join(models.users, models.users.c.id == consumer.c.user_id)
+            .outerjoin(ctype, ctype.c.id == consumer.c.consumer_type_id))
+
+
+def select_project_usages_stmt(project_id, user_id=None, consumer_type=None):
+    """Used amounts per (consumer type, class) of a project's consumers.
+
+    SELECT ct.name, rc.name, SUM(a.used) FROM allocations a
+    JOIN consumers c ON c.uuid = a.consumer_id JOIN projects p ...
+    JOIN users u ... LEFT JOIN consumer_types ct ...
+    JOIN resource_classes rc ON rc.id = a.resource_class_id
+    WHERE p.external_id = :project [AND u.external_id = :user] [AND type]
+    GROUP BY ct.name, rc.name
+    """
+    alloc = models.allocations
+    rc = models.resource_classes
+    ctype = models.consumer_types
+    return sa.select(
+        ctype.c.name.label('consumer_type'), rc.c.name.label('resource_class'),
+        sa.func.sum(alloc.c.used).label('used'),
+    ).select_from(
+        _consumers_from()
+        .join(alloc, alloc.c.consumer_id == models.consumers.c.uuid)
+        .join(rc, rc.c.id == alloc.c.resource_class_id)
+    ).where(*_project_filter(project_id, user_id, consumer_type)
+            ).group_by(ctype.c.name, rc.c.name)
+
+
+def select_consumer_counts_stmt(project_id, user_id=None,
+                                consumer_type=None, by_type=True):
+    """Distinct consumers that have allocations, per consumer type.
+
+    SELECT ct.name, COUNT(DISTINCT c.id) FROM consumers c JOIN ...
+    WHERE ... AND EXISTS (allocations of c) GROUP BY ct.name
+    """
+    consumer = models.consumers
+    alloc = models.allocations
+    ctype = models.consumer_types
+    has_allocations = sa.exists().where(alloc.c.consumer_id == consumer.c.uuid)
+    type_column = ctype.c.name if by_type else sa.null()
+    stmt = sa.select(
+        type_column.label('consumer_type'),
+        sa.func.count(sa.distinct(consumer.c.id)).label('consumer_count'),
+    ).select_from(_consumers_from()).where(
+        has_allocations, *_project_filter(project_id, user_id, consumer_type))
+    return stmt.group_by(ctype.c.name) if by_type else stmt
+
+
+def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
+    """Assemble the GET /usages body from query rows.
+
+    ``usage_rows``: (consumer type or None, class, used);
+    ``count_rows``: (consumer type or None, consumer_count).
+    Without ``group_by_type`` (before 1.38): {class: used}. With it:
+    {type: {'consumer_count': n, class: used}}; a None type is 'unknown';
+    ``consumer_type='all'`` puts everything under 'all'.
+    """
+    if not group_by_type:
+        totals = collections.Counter()
+        for _type, name, used in usage_rows:
+            totals[name] += int(used)
+        return dict(totals)
+
+    def key(type_name):
+        if consumer_type == ALL:
+            return ALL
+        return type_name or UNKNOWN
+
+    groups = collections.defaultdict(collections.Counter)
+    for type_name, count in count_rows:
+        groups[key(type_name)]['consumer_count'] += int(count)
+    for type_name, name, used in usage_rows:
+        groups[key(type_name)][name] += int(used)
+    return {type_name: dict(values) for type_name, values in groups.items()}
+
+
+def get_project_usages(ctx, project_id, user_id=None, consumer_type=None,
+                       group_by_type=False) -> typing.Dict:
+    """The usage report of a project (and user); see ``group_usages``.
+
+    ``consumer_type`` is a type name, 'all', 'unknown' or None.
+    """
+    with db_api.reader(ctx) as conn:
+        usage_rows = [tuple(row) for row in conn.execute(
+            select_project_usages_stmt(project_id, user_id, consumer_type))]
+        count_rows = []
+        if group_by_type:
+            count_rows = [tuple(row) for row in conn.execute(
+                select_consumer_counts_stmt(
+                    project_id, user_id, consumer_type,
+                    by_type=consumer_type != ALL))]
+    return group_usages(usage_rows, count_rows, group_by_type, consumer_type)
