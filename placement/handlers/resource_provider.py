@@ -124,6 +124,17 @@ def _one(params, key):
     return values[-1] if values else None
 
 
+def _check_dashed_uuid(value):
+    """Query uuids must be in the dashed form (jsonschema's own 'uuid'
+    format, stricter than the one bodies are checked with)."""
+    if value is not None and not (
+            len(value) == 36
+            and all(value[pos] == '-' for pos in (8, 13, 18, 23))):
+        raise querystring.bad_request(
+            "Invalid query string parameters: '%s' is not a 'uuid'" % value)
+    return value
+
+
 def _parse_list_filter(params, mv):
     """The validated query string as an rp_obj.ProviderFilter."""
     member_of = required = None
@@ -134,10 +145,11 @@ def _parse_list_filter(params, mv):
     resources = {}
     if 'resources' in params:
         resources = querystring.parse_resources(_one(params, 'resources'))
-    in_tree = _one(params, 'in_tree')
-    uuid = _one(params, 'uuid')
+    in_tree = _check_dashed_uuid(_one(params, 'in_tree'))
+    uuid = _check_dashed_uuid(_one(params, 'uuid'))
     return rp_obj.ProviderFilter(
-        name=_one(params, 'name'),
+        # An empty name filters nothing, as upstream.
+        name=_one(params, 'name') or None,
         uuid=uuid,
         in_tree=querystring.parse_in_tree(in_tree) if in_tree else None,
         resources=resources, member_of=member_of, required=required)
