@@ -2,8 +2,11 @@
 
 Not for production: put ``placement.wsgi.api:application`` behind uwsgi,
 mod_wsgi or gunicorn there. With no ``[placement_database] connection``
-configured it uses an SQLite file in the current directory and creates the
-schema on start, so that a newcomer needs no configuration at all.
+configured it runs in *embedded mode*, so that a newcomer needs no
+configuration at all: an SQLite file in the current directory, the schema
+created on start, and ``[api] auth_strategy`` defaulting to ``noauth2``
+(``x-auth-token: admin`` is the admin). A value from a config file or from
+``OS_API__AUTH_STRATEGY`` still wins over that default.
 """
 import argparse
 import os
@@ -44,8 +47,10 @@ def _embedded_defaults(conf):
                           group='placement_database')
         conf.set_override('sync_on_startup', True,
                           group='placement_database')
-        print('No [placement_database] connection configured: using '
-              'SQLite at %s' % path, file=sys.stderr)
+        conf.set_default('auth_strategy', 'noauth2', group='api')
+        print('No [placement_database] connection configured: embedded '
+              'mode, SQLite at %s, auth_strategy %s'
+              % (path, conf.api.auth_strategy), file=sys.stderr)
 
 
 def main(argv=None):

@@ -5,6 +5,11 @@ OPTS = [
     cfg.StrOpt(
         'tempdir',
         help='Explicitly specify the temporary working directory.'),
+    cfg.BoolOpt(
+        'log_options',
+        default=True,
+        help='Enables or disables logging values of all registered options '
+             'when starting a service (at DEBUG level).'),
 ]
 
 

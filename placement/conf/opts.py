@@ -11,11 +11,16 @@ from placement.conf import workarounds
 
 def list_opts():
     """Return [(group, [opts])] for oslo-config-generator."""
+    from placement import policy as placement_policy
+
     merged = {}
     for module in (base, paths, api, placement, database, workarounds):
         for group, opts in module.list_opts().items():
             key = group if isinstance(group, str) else group.name
             merged.setdefault(key, (group, []))[1].extend(opts)
+    # [oslo_policy] enforce_scope, when the installed oslo.policy lacks it.
+    for group, opts in placement_policy.list_opts():
+        merged.setdefault(group, (group, []))[1].extend(opts)
     return [(group, opts) for group, opts in merged.values()]
 
 
@@ -25,9 +30,7 @@ def set_lib_defaults():
     Used by oslo-config-generator so that the sample shows the values the
     service really runs with.
     """
-    from oslo_policy import opts as policy_opts
-
     from placement import deploy
     from placement import policy
     deploy.set_cors_defaults()
-    policy_opts.set_defaults(cfg.CONF, policy_file=policy.DEFAULT_POLICY_FILE)
+    policy.register_opts(cfg.CONF)
