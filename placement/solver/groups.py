@@ -86,7 +86,15 @@ def granular_matches(index, group):
             continue
         for anchor in index.anchors_of(rp_id):
             found[anchor].append(rp_id)
-    return dict(found)
+    return {anchor: _own_tree_first(index, anchor, ids)
+            for anchor, ids in found.items()}
+
+
+def _own_tree_first(index, anchor, rp_ids):
+    """Providers of the anchor's own tree before sharing ones."""
+    if all(index.root_of(rp_id) == anchor for rp_id in rp_ids):
+        return rp_ids
+    return sorted(rp_ids, key=lambda rp_id: index.root_of(rp_id) != anchor)
 
 
 def _member_of_rp_or_root(aggregate_filter, rp_aggs, root_aggs):
@@ -135,7 +143,8 @@ def unsuffixed_slots(index, group):
     anchors = set(per_class[0])
     for options in per_class[1:]:
         anchors &= set(options)
-    return {anchor: [options[anchor] for options in per_class]
+    return {anchor: [_own_tree_first(index, anchor, options[anchor])
+                     for options in per_class]
             for anchor in anchors}
 
 
