@@ -527,3 +527,20 @@ class TestGenerators(PolicyTestCase):
                                      '--config-file', 'a.conf',
                                      '--output-file', 'x',
                                      '--config-dir=d']))
+
+
+class TestRoutesAndRules(testtools.TestCase):
+    """Each route of the dispatch table is an operation of one rule."""
+
+    def test_every_route_has_exactly_one_rule(self):
+        from placement import handler
+        operations = {}
+        for rule in policies.list_rules():
+            for op in getattr(rule, 'operations', []):
+                key = (op['method'], op['path'])
+                self.assertNotIn(key, operations)
+                operations[key] = rule.name
+        routes = {(method, template)
+                  for template, methods in handler.ROUTE_DECLARATIONS.items()
+                  for method in methods if template != '/'}
+        self.assertEqual(routes, set(operations))
