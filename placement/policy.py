@@ -40,6 +40,45 @@ ENFORCE_SCOPE_OPT = cfg.BoolOpt(
          'mismatching scope.')
 
 
+def _old_name(opt_class, name, new_name):
+    return opt_class(name, deprecated_for_removal=True,
+                     deprecated_reason='Use [%s] %s.' % (GROUP, new_name),
+                     help='Deprecated name of [%s] %s.' % (GROUP, new_name))
+
+
+# Option names the manual documents that newer oslo.policy releases no
+# longer read: (group, option with the old name, [oslo_policy] option).
+OLD_NAMES = [
+    ('DEFAULT', _old_name(cfg.StrOpt, 'policy_file', 'policy_file'),
+     'policy_file'),
+    ('DEFAULT', _old_name(cfg.StrOpt, 'policy_default_rule',
+                          'policy_default_rule'), 'policy_default_rule'),
+    ('DEFAULT', _old_name(cfg.MultiStrOpt, 'policy_dirs', 'policy_dirs'),
+     'policy_dirs'),
+    (GROUP, _old_name(cfg.BoolOpt, 'remote_ssl_verify_server_cert',
+                      'remote_ssl_verify_server_crt'),
+     'remote_ssl_verify_server_crt'),
+    (GROUP, _old_name(cfg.StrOpt, 'remote_ssl_ca_cert_file',
+                      'remote_ssl_ca_crt_file'), 'remote_ssl_ca_crt_file'),
+    (GROUP, _old_name(cfg.StrOpt, 'remote_ssl_client_cert_file',
+                      'remote_ssl_client_crt_file'),
+     'remote_ssl_client_crt_file'),
+]
+
+
+def _needs_old_name(conf, group, opt, new_name):
+    """True when the library has ``new_name`` but not the old spelling."""
+    known = conf[GROUP]
+    if new_name not in known:
+        return False
+    library_opt = conf._get_opt_info(new_name, GROUP)['opt']
+    old_names = {(old.group or 'DEFAULT', old.name)
+                 for old in library_opt.deprecated_opts}
+    if (group, opt.name) in old_names:
+        return False
+    return group != GROUP or opt.name not in known
+
+
 def register_opts(conf):
     """Register [oslo_policy] with placement's defaults on ``conf``."""
     policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE,
@@ -47,6 +86,25 @@ def register_opts(conf):
                              enforce_scope=False)
     if 'enforce_scope' not in conf[GROUP]:
         conf.register_opt(ENFORCE_SCOPE_OPT, group=GROUP)
+    for group, opt, new_name in OLD_NAMES:
+        if _needs_old_name(conf, group, opt, new_name):
+            conf.register_opt(opt, group=None if group == 'DEFAULT'
+                              else group)
+
+
+def _apply_old_names(conf):
+    """Let an old option name set the option when the new one is unset."""
+    unset = (cfg.Locations.opt_default, cfg.Locations.set_default)
+    for group, opt, new_name in OLD_NAMES:
+        section = conf if group == 'DEFAULT' else conf[group]
+        if opt.name not in section or new_name not in conf[GROUP]:
+            continue
+        value = section[opt.name]
+        if value in (None, []):
+            continue
+        where = conf.get_location(new_name, GROUP)
+        if where is None or where.location in unset:
+            conf.set_default(new_name, value, group=GROUP)
 
 
 def list_opts():
@@ -69,6 +127,7 @@ def build_enforcer(conf):
     raises ConfigError here, at startup, not on a request.
     """
     register_opts(conf)
+    _apply_old_names(conf)
     enforcer = oslo_policy.Enforcer(conf)
     # Every API rule changed its default; one warning per rule at each
     # start would bury the log. The deprecations stay in the sample file.

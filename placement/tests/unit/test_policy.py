@@ -424,6 +424,55 @@ class TestPolicyFile(PolicyTestCase):
                           path)
 
 
+class TestOldOptionNames(PolicyTestCase):
+    """Names the manual documents as deprecated variations still work."""
+
+    def conf_from(self, text):
+        config = self.write('placement.conf', text)
+        conf = cfg.ConfigOpts()
+        placement_conf.register_opts(conf)
+        conf(['--config-file', config], project='placement',
+             default_config_files=[])
+        return conf  # [oslo_policy] is registered later, as in the app
+
+    def test_default_policy_file(self):
+        path = self.write('old.yaml', '"placement:traits:list": "!"\n')
+        conf = self.conf_from('[DEFAULT]\npolicy_file = %s\n' % path)
+        enforcer = policy.build_enforcer(conf)
+        self.assertEqual(path, conf.oslo_policy.policy_file)
+        self.assertEqual('!', str(enforcer.rules['placement:traits:list']))
+
+    def test_oslo_policy_group_wins(self):
+        conf = self.conf_from('[DEFAULT]\npolicy_file = old.yaml\n'
+                              '[oslo_policy]\npolicy_file = new.yaml\n')
+        policy.build_enforcer(conf)
+        self.assertEqual('new.yaml', conf.oslo_policy.policy_file)
+
+    def test_default_policy_dirs_and_default_rule(self):
+        conf = self.conf_from('[DEFAULT]\npolicy_dirs = a.d\n'
+                              'policy_default_rule = fallback\n')
+        policy.build_enforcer(conf)
+        self.assertEqual(['a.d'], conf.oslo_policy.policy_dirs)
+        self.assertEqual('fallback', conf.oslo_policy.policy_default_rule)
+
+    def test_remote_ssl_cert_names(self):
+        conf = self.conf_from('[oslo_policy]\n'
+                              'remote_ssl_verify_server_cert = True\n'
+                              'remote_ssl_ca_cert_file = /ca.pem\n'
+                              'remote_ssl_client_cert_file = /client.pem\n')
+        policy.build_enforcer(conf)
+        group = conf.oslo_policy
+        for old, new, value in (
+                ('remote_ssl_verify_server_cert',
+                 'remote_ssl_verify_server_crt', True),
+                ('remote_ssl_ca_cert_file', 'remote_ssl_ca_crt_file',
+                 '/ca.pem'),
+                ('remote_ssl_client_cert_file', 'remote_ssl_client_crt_file',
+                 '/client.pem')):
+            self.assertEqual(value, group[new] if new in group
+                             else group[old])
+
+
 class TestSystemScopePolicyFile(PolicyTestCase):
     """etc/placement/policy-system-scope.yaml: the Wallaby-Zed defaults."""
 
