@@ -66,17 +66,19 @@ OLD_NAMES = [
 ]
 
 
-def _needs_old_name(conf, group, opt, new_name):
+def _library_opts():
+    return {opt.name: opt for _group, opts in policy_opts.list_opts()
+            for opt in opts}
+
+
+def _needs_old_name(group, opt, new_name):
     """True when the library has ``new_name`` but not the old spelling."""
-    known = conf[GROUP]
-    if new_name not in known:
+    library = _library_opts()
+    if new_name not in library or (group == GROUP and opt.name in library):
         return False
-    library_opt = conf._get_opt_info(new_name, GROUP)['opt']
     old_names = {(old.group or 'DEFAULT', old.name)
-                 for old in library_opt.deprecated_opts}
-    if (group, opt.name) in old_names:
-        return False
-    return group != GROUP or opt.name not in known
+                 for old in library[new_name].deprecated_opts}
+    return (group, opt.name) not in old_names
 
 
 def register_opts(conf):
@@ -87,7 +89,7 @@ def register_opts(conf):
     if 'enforce_scope' not in conf[GROUP]:
         conf.register_opt(ENFORCE_SCOPE_OPT, group=GROUP)
     for group, opt, new_name in OLD_NAMES:
-        if _needs_old_name(conf, group, opt, new_name):
+        if _needs_old_name(group, opt, new_name):
             conf.register_opt(opt, group=None if group == 'DEFAULT'
                               else group)
 
