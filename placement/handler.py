@@ -202,3 +202,5 @@ class PlacementHandler:
             raise webob.exc.HTTPNotFound(str(exc))
         except exception.PolicyNotAuthorized as exc:
             raise webob.exc.HTTPForbidden(str(exc))
+        except exception.InvalidInput as exc:
+            raise webob.exc.HTTPBadRequest(str(exc))

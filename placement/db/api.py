@@ -78,18 +78,63 @@ def _database(ctx):
     return ctx if isinstance(ctx, Database) else ctx.db
 
 
+# Values a database refuses to store or compare: MySQL 1264 (out of range),
+# 1366 (incorrect string value: 4-byte UTF-8 in a utf8 column), 1406 (data
+# too long); PostgreSQL class 22 (data exception: out of range, NUL in a
+# string, untranslatable character); drivers refusing a Python value
+# before sending it (SQLite and integers beyond 64 bits, NUL for psycopg2).
+_MYSQL_DATA_ERRORS = (1264, 1366, 1406)
+
+
+def _unstorable_value(exc):
+    """The driver's message when ``exc`` is about an unstorable value."""
+    inner = getattr(exc, 'inner_exception', None) or exc
+    orig = getattr(inner, 'orig', None) or inner
+    args = getattr(orig, 'args', ())
+    if args and args[0] in _MYSQL_DATA_ERRORS:
+        return str(args[1]) if len(args) > 1 else str(orig)
+    pgcode = getattr(orig, 'pgcode', None)
+    if pgcode and pgcode.startswith('22'):
+        return str(orig).splitlines()[0]
+    if isinstance(orig, (OverflowError, ValueError)):
+        return str(orig)
+    return None
+
+
+@contextlib.contextmanager
+def _data_errors_as_invalid_input():
+    """Turn "the database cannot store this value" into InvalidInput."""
+    try:
+        yield
+    except (db_exc.DBError, sa.exc.StatementError) as exc:
+        message = _unstorable_value(exc)
+        if message is None:
+            raise
+        raise exception.InvalidInput(
+            'The request contains a value the database cannot store '
+            '(for example a number too large, or a character outside the '
+            "database's character set such as an emoji): %s" % message
+        ) from exc
+
+
 @contextlib.contextmanager
 def transaction(ctx):
-    """Yield a Connection in a read-write transaction on the writer."""
-    with _database(ctx).writer.begin() as conn:
-        yield conn
+    """Yield a Connection in a read-write transaction on the writer.
+
+    A value the database cannot store rolls the transaction back and
+    raises exception.InvalidInput (a 400, not a 500).
+    """
+    with _data_errors_as_invalid_input():
+        with _database(ctx).writer.begin() as conn:
+            yield conn
 
 
 @contextlib.contextmanager
 def reader(ctx):
     """Yield a Connection in a transaction on the reader (or writer)."""
-    with _database(ctx).reader.begin() as conn:
-        yield conn
+    with _data_errors_as_invalid_input():
+        with _database(ctx).reader.begin() as conn:
+            yield conn
 
 
 def _is_retryable(exc):

@@ -8,10 +8,12 @@ ini file.
 Several workers may start at once with ``sync_on_startup``: on MySQL and
 PostgreSQL an advisory lock makes them take turns (the later ones find the
 schema at head and do nothing); on SQLite a racing loser re-checks the
-version and accepts an upgrade someone else finished.
+version and accepts an upgrade someone else finished. Threads of one
+process take turns on a plain lock (alembic keeps global state).
 """
 import contextlib
 import os
+import threading
 import time
 
 from alembic import command
@@ -27,6 +29,8 @@ ALEMBIC_DIR = os.path.join(os.path.dirname(__file__), 'alembic')
 LOCK_NAME = 'placement_schema_migration'
 LOCK_TIMEOUT_SECONDS = 300
 _SQLITE_RETRIES = 5
+# alembic's ``context`` and ``op`` are process globals: one run at a time.
+_ALEMBIC_LOCK = threading.Lock()
 
 
 def _config(conn):
@@ -85,7 +89,7 @@ def _schema_lock(conn):
 
 
 def _upgrade_once(db, revision):
-    with db.writer.connect() as conn:
+    with _ALEMBIC_LOCK, db.writer.connect() as conn:
         with _schema_lock(conn):
             command.upgrade(_config(conn), revision)
             conn.commit()
@@ -126,6 +130,6 @@ def version(db) -> str:
 
 def stamp(db, revision: str) -> None:
     """Record ``revision`` in alembic_version without running migrations."""
-    with db.writer.connect() as conn:
+    with _ALEMBIC_LOCK, db.writer.connect() as conn:
         command.stamp(_config(conn), revision)
         conn.commit()
