@@ -81,30 +81,41 @@ def list_candidates(ctx, query: model.CandidateQuery,
     """
     with db_api.reader(ctx) as conn:
         lookups = _fetch_lookups(conn, query)
-        candidates, root_of, uuids = _solve_in_chunks(
-            conn, query, options, lookups)
+        candidates, seen = _solve_in_chunks(conn, query, options, lookups)
+        root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
         scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
-        summaries = fetch_summaries(conn, scope, with_traits)
+        traits = {}
+        if with_traits:
+            traits = _fetch_all_traits(conn, _scope_ids(scope, seen))
+    summaries = _summaries(scope, seen, traits)
     if not summary_classes_all:
         classes = query.resource_classes
         summaries = [summaries_mod.restrict_classes(s, classes)
                      for s in summaries]
+    uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
     return CandidateResult(tuple(candidates), uuids, tuple(summaries))
+
+
+@dataclasses.dataclass
+class _Seen:
+    """Providers and their inventories (every class) of all chunks."""
+
+    providers: dict = dataclasses.field(default_factory=dict)
+    inventories: dict = dataclasses.field(default_factory=dict)
 
 
 def _solve_in_chunks(conn, query, options, lookups):
     cap = order.cap(query.limit, options.max_candidates)
-    seen, found, root_of, uuids = set(), [], {}, {}
+    seen, found, dedup = _Seen(), [], set()
     for roots in _chunks(conn, query, options, lookups, cap):
         snapshot = gather(conn, query, lookups, roots)
         count = None if cap is None else cap - len(found)
-        found += solver.solve(snapshot, query, options, seen, count)
-        for rp in snapshot.providers.values():
-            root_of[rp.id] = rp.root_id
-            uuids[rp.id] = rp.uuid
+        found += solver.solve(snapshot, query, options, dedup, count)
+        seen.providers.update(snapshot.providers)
+        seen.inventories.update(snapshot.inventories)
         if cap is not None and len(found) >= cap:
             break
-    return found, root_of, uuids
+    return found, seen
 
 
 # --- lookups -------------------------------------------------------------
@@ -171,11 +182,11 @@ def _chunks(conn, query, options, lookups, cap):
         yield _Roots()
         return
     if options.rng is not None:
-        yield from _random_chunks(conn, query, options.rng)
+        yield from _random_chunks(conn, query, lookups, options.rng)
         return
     low, size = None, max(FIRST_CHUNK, cap * CHUNK_GROWTH)
     while True:
-        high = _range_end(conn, query, low, size)
+        high = _range_end(conn, query, lookups, low, size)
         yield _Roots(low=low, high=high)
         if high is None:
             return
@@ -192,36 +203,66 @@ def _pinned_root(conn, query):
     return None
 
 
-def _root_filter(query):
-    """WHERE terms on candidate roots that root_required allows.
-
-    rp.parent_provider_id IS NULL
-      [AND EXISTS (SELECT 1 FROM resource_provider_traits rpt
-                   JOIN traits t ON ... WHERE rpt.rp_id = rp.id
-                   AND t.name = :required)] ...
-      [AND NOT EXISTS (... t.name IN :forbidden)]
+def _roots_with(table, key_column, ids):
+    """SELECT rp.root_provider_id FROM <links> l JOIN resource_providers rp
+    ON rp.id = l.resource_provider_id WHERE l.<key> IN (:ids)
     """
-    trait = models.traits
-    terms = [_RP.c.parent_provider_id.is_(None)]
+    return (sa.select(_RP.c.root_provider_id)
+            .select_from(table.join(
+                _RP, _RP.c.id == table.c.resource_provider_id))
+            .where(key_column.in_(sorted(ids))))
 
-    def has(names):
-        return sa.exists(
-            sa.select(sa.literal(1))
-            .select_from(_RPT.join(trait, trait.c.id == _RPT.c.trait_id))
-            .where(_RPT.c.resource_provider_id == _RP.c.id,
-                   trait.c.name.in_(sorted(names))))
+
+def _linked(table, key_column, ids):
+    """SELECT l.resource_provider_id FROM <links> l WHERE l.<key> IN (:ids)"""
+    return (sa.select(table.c.resource_provider_id)
+            .where(key_column.in_(sorted(ids))))
+
+
+def tree_terms(query, lookups, root_column):
+    """WHERE terms on a root id that every viable tree meets.
+
+    root_required is checked on the root itself. Without sharing
+    providers, every provider a candidate uses is in the anchor's tree,
+    so the tree must also hold each required trait (or one of an any-of
+    set) and each required aggregate of every group somewhere.
+    """
+    trait_ids, agg_ids = lookups.trait_ids, lookups.agg_ids
+    terms = []
     for name in sorted(query.root_traits.required):
-        terms.append(has([name]))
+        terms.append(root_column.in_(
+            _linked(_RPT, _RPT.c.trait_id, [trait_ids[name]])))
     if query.root_traits.forbidden:
-        terms.append(~has(query.root_traits.forbidden))
+        terms.append(root_column.notin_(_linked(
+            _RPT, _RPT.c.trait_id,
+            [trait_ids[n] for n in query.root_traits.forbidden])))
+    if lookups.sharing_ids:
+        return terms
+    for group in query.groups:
+        wanted = [[trait_ids[n]] for n in sorted(group.traits.required)]
+        wanted += [[trait_ids[n] for n in any_of]
+                   for any_of in group.traits.any_of]
+        for ids in wanted:
+            terms.append(root_column.in_(
+                _roots_with(_RPT, _RPT.c.trait_id, ids)))
+        for any_of in group.aggregates.required:
+            ids = [agg_ids[u] for u in any_of if u in agg_ids]
+            terms.append(root_column.in_(
+                _roots_with(_RPA, _RPA.c.aggregate_id, ids)))
     return terms
 
 
-def _range_end(conn, query, low, size):
+def _root_filter(query, lookups):
+    """The roots that may anchor a candidate (see tree_terms)."""
+    return [_RP.c.parent_provider_id.is_(None),
+            *tree_terms(query, lookups, _RP.c.id)]
+
+
+def _range_end(conn, query, lookups, low, size):
     """The highest root id of the next ``size`` roots after ``low``;
     None when fewer remain (the chunk is then open-ended).
     """
-    stmt = sa.select(_RP.c.id).where(*_root_filter(query))
+    stmt = sa.select(_RP.c.id).where(*_root_filter(query, lookups))
     if low is not None:
         stmt = stmt.where(_RP.c.id > low)
     stmt = stmt.order_by(_RP.c.id).offset(size - 1).limit(1)
@@ -229,9 +270,10 @@ def _range_end(conn, query, low, size):
     return None if row is None else row.id
 
 
-def _random_chunks(conn, query, rng):
+def _random_chunks(conn, query, lookups, rng):
     ids = [row.id for row in conn.execute(
-        sa.select(_RP.c.id).where(*_root_filter(query)).order_by(_RP.c.id))]
+        sa.select(_RP.c.id).where(*_root_filter(query, lookups))
+        .order_by(_RP.c.id))]
     rng.shuffle(ids)
     start, size = 0, FIRST_CHUNK
     while start < len(ids):
@@ -240,7 +282,9 @@ def _random_chunks(conn, query, rng):
 
 
 def _in_roots(roots, column):
-    """A WHERE term limiting ``column`` (a root id) to the chunk."""
+    """A WHERE term limiting ``column`` (a root id) to the chunk; None
+    when the chunk is every root.
+    """
     if roots.ids is not None:
         return column.in_(roots.ids)
     terms = []
@@ -248,7 +292,7 @@ def _in_roots(roots, column):
         terms.append(column > roots.low)
     if roots.high is not None:
         terms.append(column <= roots.high)
-    return sa.and_(sa.true(), *terms)
+    return sa.and_(*terms) if terms else None
 
 
 def _anchors_of_chunk(roots, providers):
@@ -268,11 +312,9 @@ def _root_in(roots, root_id):
 
 def gather(conn, query, lookups, roots=_Roots()) -> model.Snapshot:
     """The Snapshot of one chunk of roots (plus every sharing provider)."""
-    in_scope = sa.or_(_in_roots(roots, _RP.c.root_provider_id),
-                      _RP.c.id.in_(sorted(lookups.sharing_ids
-                                          | lookups.sharing_roots)))
+    in_scope = _in_scope(query, lookups, roots)
     providers = _fetch_providers(conn, in_scope)
-    inventories = _fetch_inventories(conn, query, lookups, in_scope)
+    inventories = _fetch_inventories(conn, in_scope)
     traits = _fetch_named_links(conn, _RPT, _RPT.c.trait_id,
                                 lookups.trait_ids, in_scope)
     agg_ids = dict(lookups.agg_ids)
@@ -288,6 +330,19 @@ def gather(conn, query, lookups, roots=_Roots()) -> model.Snapshot:
         aggregates=aggregates, sharing=lookups.sharing_ids & set(providers),
         sharing_anchors=anchors, anchors=_anchors_of_chunk(roots, providers),
         has_nested=lookups.has_nested)
+
+
+def _in_scope(query, lookups, roots):
+    """WHERE term on ``rp``: providers of the chunk's viable trees, and
+    every sharing provider (with its root).
+    """
+    terms = tree_terms(query, lookups, _RP.c.root_provider_id)
+    chunk = _in_roots(roots, _RP.c.root_provider_id)
+    if chunk is not None:
+        terms.append(chunk)
+    trees = sa.and_(sa.true(), *terms)
+    sharing = sorted(lookups.sharing_ids | lookups.sharing_roots)
+    return sa.or_(trees, _RP.c.id.in_(sharing)) if sharing else trees
 
 
 def _fetch_providers(conn, in_scope):
@@ -311,50 +366,32 @@ def _used_scalar(inv):
             .scalar_subquery())
 
 
-def _smallest_amounts(query):
-    smallest = {}
-    for group in query.groups:
-        for rc, amount in group.resources:
-            smallest[rc] = min(amount, smallest.get(rc, amount))
-    return smallest
+def _fetch_inventories(conn, in_scope):
+    """{provider id: {class name: Inventory}} of the providers in scope,
+    every class (the summaries need them all; the solver looks only at
+    the classes asked for).
 
-
-def _fetch_inventories(conn, query, lookups, in_scope):
-    """Inventories of the requested classes with room for the smallest
-    amount asked of that class.
-
-    SELECT inv.*, (<used>) AS used FROM inventories inv
+    SELECT inv.resource_provider_id, rc.name, inv.total, ..., (<used>)
+    FROM inventories inv
     JOIN resource_providers rp ON rp.id = inv.resource_provider_id
-    WHERE <in_scope> AND ((inv.resource_class_id = :rc1
-        AND inv.max_unit >= :n1
-        AND (<used>) + :n1 <= (inv.total - inv.reserved) * ratio) OR ...)
+    JOIN resource_classes rc ON rc.id = inv.resource_class_id
+    WHERE <in_scope>
     """
-    names = {rc_id: name for name, rc_id in lookups.rc_ids.items()}
-    used = _used_scalar(_INV).label('used')
-    fits = []
-    for rc, amount in _smallest_amounts(query).items():
-        fits.append(sa.and_(
-            _INV.c.resource_class_id == lookups.rc_ids[rc],
-            _INV.c.max_unit >= amount,
-            _used_scalar(_INV) + amount <= (
-                (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio)))
-    if not fits:
-        return {}
-    stmt = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                      _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio,
+    rc = models.resource_classes
+    stmt = (sa.select(_INV.c.resource_provider_id, rc.c.name, _INV.c.total,
+                      _INV.c.reserved, _INV.c.allocation_ratio,
                       _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
-                      used)
-            .select_from(_INV.join(_RP,
-                                   _RP.c.id == _INV.c.resource_provider_id))
-            .where(in_scope, sa.or_(*fits)))
+                      _used_scalar(_INV).label('used'))
+            .select_from(_INV.join(
+                _RP, _RP.c.id == _INV.c.resource_provider_id)
+                .join(rc, rc.c.id == _INV.c.resource_class_id))
+            .where(in_scope))
     inventories = {}
-    for row in conn.execute(stmt):
-        inventories.setdefault(row.resource_provider_id, {})[
-            names[row.resource_class_id]] = model.Inventory(
-                capacity=model.capacity(row.total, row.reserved,
-                                        row.allocation_ratio),
-                used=int(row.used), min_unit=row.min_unit,
-                max_unit=row.max_unit, step_size=row.step_size)
+    capacity = model.capacity
+    for rp_id, name, total, reserved, ratio, low, high, step, used in (
+            conn.execute(stmt)):
+        inventories.setdefault(rp_id, {})[name] = model.Inventory(
+            capacity(total, reserved, ratio), int(used), low, high, step)
     return inventories
 
 
@@ -403,47 +440,36 @@ def _batches(ids):
         yield ids[start:start + IN_BATCH]
 
 
-def fetch_summaries(conn, scope, with_traits=True):
-    """ProviderSummary of every provider in ``scope`` (uuid order)."""
-    column = _RP.c.root_provider_id if scope.root_ids else _RP.c.id
-    wanted = scope.root_ids or scope.provider_ids
-    parent, root = _RP.alias('parent'), _RP.alias('root')
-    rows = []
-    for batch in _batches(wanted):
-        rows += conn.execute(
-            sa.select(_RP.c.id, _RP.c.uuid, parent.c.uuid.label('parent'),
-                      root.c.uuid.label('root'))
-            .select_from(_RP.outerjoin(
-                parent, parent.c.id == _RP.c.parent_provider_id)
-                .outerjoin(root, root.c.id == _RP.c.root_provider_id))
-            .where(column.in_(batch))).all()
-    ids = [row.id for row in rows]
-    resources = _summary_resources(conn, ids)
-    traits = _summary_traits(conn, ids) if with_traits else {}
-    return sorted((summaries_mod.ProviderSummary(
-        row.id, row.uuid, row.parent, row.root or row.uuid,
-        resources.get(row.id, {}), traits.get(row.id, frozenset()))
-        for row in rows), key=lambda s: s.uuid)
+def _scope_ids(scope, seen):
+    if scope.root_ids:
+        return [rp_id for rp_id, p in seen.providers.items()
+                if p.root_id in scope.root_ids]
+    return sorted(scope.provider_ids)
 
 
-def _summary_resources(conn, ids):
-    names = rc_obj.fetch_names_by_id(conn) if ids else {}
-    found = {}
-    for batch in _batches(ids):
-        stmt = sa.select(_INV.c.resource_provider_id,
-                         _INV.c.resource_class_id, _INV.c.total,
-                         _INV.c.reserved, _INV.c.allocation_ratio,
-                         _used_scalar(_INV).label('used')).where(
-            _INV.c.resource_provider_id.in_(batch))
-        for row in conn.execute(stmt):
-            found.setdefault(row.resource_provider_id, {})[
-                names[row.resource_class_id]] = (
-                    model.capacity(row.total, row.reserved,
-                                   row.allocation_ratio), int(row.used))
-    return found
+def _summaries(scope, seen, traits):
+    """ProviderSummary per provider in scope, in uuid order."""
+    providers = seen.providers
+    found = []
+    for rp_id in _scope_ids(scope, seen):
+        rp = providers[rp_id]
+        parent = providers.get(rp.parent_id)
+        found.append(summaries_mod.ProviderSummary(
+            rp_id, rp.uuid, parent.uuid if parent else None,
+            providers[rp.root_id].uuid if rp.root_id in providers
+            else rp.uuid,
+            {rc: (inv.capacity, inv.used)
+             for rc, inv in seen.inventories.get(rp_id, {}).items()},
+            traits.get(rp_id, frozenset())))
+    return sorted(found, key=lambda s: s.uuid)
 
 
-def _summary_traits(conn, ids):
+def _fetch_all_traits(conn, ids):
+    """{provider id: frozenset of every trait name}.
+
+    SELECT rpt.resource_provider_id, t.name FROM resource_provider_traits
+    rpt JOIN traits t ON t.id = rpt.trait_id WHERE rpt.rp_id IN (:ids)
+    """
     trait = models.traits
     found = {}
     for batch in _batches(ids):
@@ -453,4 +479,3 @@ def _summary_traits(conn, ids):
         for rp_id, name in conn.execute(stmt):
             found.setdefault(rp_id, set()).add(name)
     return {rp_id: frozenset(names) for rp_id, names in found.items()}
-

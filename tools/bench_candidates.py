@@ -1,0 +1,318 @@
+"""Benchmark GET /allocation_candidates (a tool, not a test).
+
+Loads N providers, then times the typical scheduler queries and prints the
+median and p95 latency, optionally against a second server (side by side,
+with the ratio), and the RSS of each server's workers.
+
+Shapes:
+  flat    N roots with VCPU/MEMORY_MB/DISK_GB; every other one in one
+          aggregate, every other pair with HW_CPU_X86_AVX2 (a quarter match
+          the flat query).
+  nested  N/7 compute trees: CN (DISK_GB) > NUMA0, NUMA1 (VCPU, MEMORY_MB,
+          HW_NUMA_ROOT) > one FPGA (CUSTOM_FPGA_A) and one PGPU
+          (CUSTOM_GPU_B) grandchild under each NUMA.
+
+Loading: ``--load http`` goes through the API (parallel requests);
+``--load sql`` writes the same rows straight into the database given with
+``--db`` (and ``--compare-db``), which is much faster for 50,000 providers;
+the schema is the one both services share. Either way the data tables are
+emptied first (``--load none`` keeps what is there).
+
+Example (ours on :8792, upstream on :8791, both uwsgi 2x10 on MariaDB):
+
+    .venv/bin/python tools/bench_candidates.py --shape flat --n 1000 \\
+        --url http://127.0.0.1:8792 --db mysql+pymysql://root@127.0.0.1/ac_ours \\
+        --compare-url http://127.0.0.1:8791 \\
+        --compare-db mysql+pymysql://root@127.0.0.1/ac_up --load sql
+
+Servers (each with its own MariaDB database, noauth2):
+
+    OS_PLACEMENT_CONFIG_DIR=<dir with an empty placement.conf> \\
+    OS_PLACEMENT_DATABASE__CONNECTION=mysql+pymysql://root@127.0.0.1/DB \\
+    OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP=True OS_API__AUTH_STRATEGY=noauth2 \\
+    <venv>/bin/uwsgi --http-socket 127.0.0.1:PORT --processes 2 --threads 10 \\
+        --master --module placement.wsgi.api:application
+"""
+import argparse
+import concurrent.futures
+import os
+import statistics
+import sys
+import time
+import uuid
+
+import requests
+import sqlalchemy as sa
+
+HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
+           'connection': 'close',
+           'content-type': 'application/json',
+           'openstack-api-version': 'placement 1.39'}
+AGG = '5d3b7d3e-8c8a-4bbf-9a1b-0b7a8f6f1c11'
+FLAT_QUERY = ('resources=VCPU:1,DISK_GB:10,MEMORY_MB:256'
+              '&member_of=%s&required=HW_CPU_X86_AVX2' % AGG)
+NESTED_QUERY = ('resources=DISK_GB:10'
+                '&resources_COMPUTE=VCPU:2,MEMORY_MB:1024'
+                '&required_COMPUTE=HW_NUMA_ROOT'
+                '&resources_ACCEL=FPGA:1&required_ACCEL=CUSTOM_FPGA_A'
+                '&resources_GPU=PGPU:1&required_GPU=CUSTOM_GPU_B'
+                '&group_policy=isolate'
+                '&same_subtree=_COMPUTE,_ACCEL,_GPU')
+NESTED_WIDE_QUERY = ('resources_COMPUTE=VCPU:1'
+                     '&resources_ACCEL=FPGA:1&resources_GPU=PGPU:1'
+                     '&group_policy=none')
+QUERIES = {
+    'flat': [('flat', FLAT_QUERY), ('flat limit=10', FLAT_QUERY + '&limit=10')],
+    'nested': [('nested isolate+same_subtree', NESTED_QUERY),
+               ('nested limit=10', NESTED_QUERY + '&limit=10'),
+               ('nested wide (4 combos/tree)', NESTED_WIDE_QUERY),
+               ('nested wide limit=10', NESTED_WIDE_QUERY + '&limit=10')],
+}
+DATA_TABLES = ('allocations', 'inventories', 'resource_provider_traits',
+               'resource_provider_aggregates', 'placement_aggregates',
+               'consumers', 'resource_providers')
+CUSTOM_TRAITS = ('CUSTOM_FPGA_A', 'CUSTOM_GPU_B')
+
+
+# --- the data, as plain rows --------------------------------------------
+
+def flat_nodes(count):
+    """[(name, parent name, {class: total}, [traits], [aggregates])]."""
+    nodes = []
+    for i in range(count):
+        nodes.append(('cn%d' % i, None,
+                      {'VCPU': 32, 'MEMORY_MB': 131072, 'DISK_GB': 2000},
+                      ['HW_CPU_X86_AVX2'] if (i // 2) % 2 == 0 else [],
+                      [AGG] if i % 2 == 0 else []))
+    return nodes
+
+
+def nested_nodes(count):
+    nodes = []
+    for t in range(max(1, count // 7)):
+        cn = 'cn%d' % t
+        nodes.append((cn, None, {'DISK_GB': 2000}, [], []))
+        for n in (0, 1):
+            numa = '%s_numa%d' % (cn, n)
+            nodes.append((numa, cn, {'VCPU': 16, 'MEMORY_MB': 65536},
+                          ['HW_NUMA_ROOT'], []))
+            nodes.append(('%s_fpga' % numa, numa, {'FPGA': 2},
+                          ['CUSTOM_FPGA_A'], []))
+            nodes.append(('%s_gpu' % numa, numa, {'PGPU': 2},
+                          ['CUSTOM_GPU_B'], []))
+    return nodes
+
+
+# --- loading through SQL --------------------------------------------------
+
+def load_sql(db_url, nodes):
+    engine = sa.create_engine(db_url)
+    meta = sa.MetaData()
+    meta.reflect(engine)
+    t = meta.tables
+    with engine.begin() as conn:
+        _reset(conn)
+        rc_ids = dict(conn.execute(sa.text(
+            'SELECT name, id FROM resource_classes')).all())
+        for name in CUSTOM_TRAITS:
+            if not conn.execute(sa.text('SELECT id FROM traits WHERE '
+                                        'name = :n'), {'n': name}).first():
+                conn.execute(t['traits'].insert().values(name=name))
+        trait_ids = dict(conn.execute(sa.text(
+            'SELECT name, id FROM traits')).all())
+        agg_id = conn.execute(t['placement_aggregates'].insert().values(
+            uuid=AGG)).inserted_primary_key[0]
+        start = (conn.execute(sa.text(
+            'SELECT COALESCE(MAX(id), 0) FROM resource_providers')).scalar()
+            + 1)
+        ids = {node[0]: start + i for i, node in enumerate(nodes)}
+        _insert_rows(conn, t, nodes, ids, rc_ids, trait_ids, agg_id)
+    engine.dispose()
+
+
+def _reset(conn):
+    conn.execute(sa.text('UPDATE resource_providers SET '
+                         'parent_provider_id = NULL, root_provider_id = NULL'))
+    for table in DATA_TABLES:
+        conn.execute(sa.text('DELETE FROM %s' % table))
+
+
+def _root(nodes_by_name, name):
+    while nodes_by_name[name][1]:
+        name = nodes_by_name[name][1]
+    return name
+
+
+def _insert_rows(conn, t, nodes, ids, rc_ids, trait_ids, agg_id):
+    by_name = {node[0]: node for node in nodes}
+    rps, invs, traits, aggs = [], [], [], []
+    for name, parent, inventory, trait_names, agg_uuids in nodes:
+        rp_id = ids[name]
+        rps.append({'id': rp_id, 'uuid': str(uuid.uuid4()), 'name': name,
+                    'generation': 1,
+                    'parent_provider_id': ids[parent] if parent else None,
+                    'root_provider_id': ids[_root(by_name, name)]})
+        for rc, total in inventory.items():
+            invs.append({'resource_provider_id': rp_id,
+                         'resource_class_id': rc_ids[rc], 'total': total,
+                         'reserved': 0, 'min_unit': 1, 'max_unit': total,
+                         'step_size': 1, 'allocation_ratio': 1.0})
+        traits += [{'resource_provider_id': rp_id,
+                    'trait_id': trait_ids[n]} for n in trait_names]
+        aggs += [{'resource_provider_id': rp_id, 'aggregate_id': agg_id}
+                 for _ in agg_uuids]
+    # Nodes list parents before children, so each row's parent (and
+    # root, possibly the row itself) exists when it is checked.
+    for batch in _batched(rps, 5000):
+        conn.execute(t['resource_providers'].insert(), batch)
+    for table, rows in (('inventories', invs),
+                        ('resource_provider_traits', traits),
+                        ('resource_provider_aggregates', aggs)):
+        for batch in _batched(rows, 5000):
+            conn.execute(t[table].insert(), batch)
+
+
+def _batched(rows, size):
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+
+
+# --- loading through the API ---------------------------------------------
+
+def load_http(url, nodes, workers=16):
+    session = requests.Session()
+    for name in CUSTOM_TRAITS:
+        session.put(url + '/traits/' + name, headers=HEADERS)
+    uuids = {node[0]: str(uuid.uuid4()) for node in nodes}
+    depth = {}
+    for name, parent, *_ in nodes:
+        depth[name] = 0 if parent is None else depth[parent] + 1
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for level in sorted(set(depth.values())):
+            batch = [n for n in nodes if depth[n[0]] == level]
+            list(pool.map(lambda n: _create_http(url, n, uuids), batch))
+
+
+def _create_http(url, node, uuids):
+    name, parent, inventory, traits, aggs = node
+    s = requests.Session()
+    rp_uuid = uuids[name]
+    body = {'name': name, 'uuid': rp_uuid}
+    if parent:
+        body['parent_provider_uuid'] = uuids[parent]
+    s.post(url + '/resource_providers', json=body,
+           headers=HEADERS).raise_for_status()
+    gen = 0
+    base = url + '/resource_providers/' + rp_uuid
+    if inventory:
+        r = s.put(base + '/inventories', headers=HEADERS, json={
+            'resource_provider_generation': gen,
+            'inventories': {rc: {'total': n, 'max_unit': n}
+                            for rc, n in inventory.items()}})
+        r.raise_for_status()
+        gen = r.json()['resource_provider_generation']
+    if traits:
+        r = s.put(base + '/traits', headers=HEADERS, json={
+            'resource_provider_generation': gen, 'traits': traits})
+        r.raise_for_status()
+        gen = r.json()['resource_provider_generation']
+    if aggs:
+        s.put(base + '/aggregates', headers=HEADERS, json={
+            'resource_provider_generation': gen,
+            'aggregates': aggs}).raise_for_status()
+
+
+# --- timing ----------------------------------------------------------------
+
+def time_query(url, query, repeat):
+    session = requests  # uwsgi --http-socket closes each connection
+    target = url + '/allocation_candidates?' + query
+    resp = session.get(target, headers=HEADERS)
+    resp.raise_for_status()
+    count = len(resp.json()['allocation_requests'])
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        session.get(target, headers=HEADERS).raise_for_status()
+        samples.append((time.perf_counter() - start) * 1000)
+    samples.sort()
+    p95 = samples[min(len(samples) - 1, int(round(0.95 * len(samples))) - 1)]
+    return statistics.median(samples), p95, count
+
+
+def worker_rss(master_pid):
+    """{pid: RSS MiB} of the processes whose parent is ``master_pid``."""
+    found = {}
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % pid) as f:
+                ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+            if ppid != master_pid:
+                continue
+            with open('/proc/%s/status' % pid) as f:
+                for line in f:
+                    if line.startswith('VmRSS:'):
+                        found[int(pid)] = int(line.split()[1]) / 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--url', required=True)
+    parser.add_argument('--db', help='database URL for --load sql')
+    parser.add_argument('--compare-url')
+    parser.add_argument('--compare-db')
+    parser.add_argument('--shape', choices=('flat', 'nested'),
+                        default='flat')
+    parser.add_argument('--n', default='1000',
+                        help='comma-separated provider counts')
+    parser.add_argument('--load', choices=('http', 'sql', 'none'),
+                        default='http')
+    parser.add_argument('--repeat', type=int, default=20)
+    parser.add_argument('--pid', type=int, help='uwsgi master pid (RSS)')
+    parser.add_argument('--compare-pid', type=int)
+    args = parser.parse_args()
+    targets = [('ours', args.url, args.db, args.pid)]
+    if args.compare_url:
+        targets.append(('other', args.compare_url, args.compare_db,
+                        args.compare_pid))
+    for n in [int(x) for x in args.n.split(',')]:
+        run_size(args, targets, n)
+
+
+def run_size(args, targets, n):
+    nodes = (flat_nodes if args.shape == 'flat' else nested_nodes)(n)
+    for label, url, db, _ in targets:
+        start = time.time()
+        if args.load == 'sql':
+            load_sql(db, nodes)
+        elif args.load == 'http':
+            load_http(url, nodes)
+        print('# %s: loaded %d providers (%s) in %.1fs'
+              % (label, len(nodes), args.load, time.time() - start))
+    print('%-32s %7s | %-28s | %-28s | ratio' % (
+        '%s N=%d' % (args.shape, len(nodes)), 'results',
+        'ours median/p95 ms', 'other median/p95 ms'))
+    for name, query in QUERIES[args.shape]:
+        figures = [time_query(url, query, args.repeat)
+                   for _, url, _, _ in targets]
+        row = '%-32s %7d | %12.1f / %-12.1f' % (
+            name, figures[0][2], figures[0][0], figures[0][1])
+        if len(figures) > 1:
+            row += ' | %12.1f / %-12.1f | %6.1fx (other %d results)' % (
+                figures[1][0], figures[1][1], figures[1][0] / figures[0][0],
+                figures[1][2])
+        print(row, flush=True)
+    for label, _, _, pid in targets:
+        if pid:
+            rss = worker_rss(pid)
+            print('# %s worker RSS MiB: %s' % (label, ', '.join(
+                '%.0f' % v for v in sorted(rss.values()))))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
