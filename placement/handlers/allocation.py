@@ -31,40 +31,13 @@ POST_SCHEMA = microversion.Windows(
 
 # --- parsing --------------------------------------------------------------
 
-def _resources_from_list(entries):
-    return tuple(
-        (entry['resource_provider']['uuid'], rc_name, amount)
-        for entry in entries
-        for rc_name, amount in sorted(entry['resources'].items()))
-
-
-def _resources_from_dict(allocations):
-    return tuple(
-        (rp_uuid, rc_name, amount)
-        for rp_uuid, alloc in sorted(allocations.items())
-        for rc_name, amount in sorted(alloc['resources'].items()))
-
-
-def parse_consumer(consumer_uuid, data, mv, conf):
-    """One consumer's body (PUT, or a value of POST/reshaper) as a request.
-
-    Before 1.8 the project and user come from the [placement]
-    incomplete_consumer_* options.
-    """
-    if isinstance(data['allocations'], list):
-        resources = _resources_from_list(data['allocations'])
-    else:
-        resources = _resources_from_dict(data['allocations'])
-    return allocation_obj.AllocationRequest(
-        consumer_uuid=consumer_uuid,
-        project_id=data.get('project_id',
-                            conf.placement.incomplete_consumer_project_id),
-        user_id=data.get('user_id',
-                         conf.placement.incomplete_consumer_user_id),
-        resources=resources,
-        consumer_generation=data.get('consumer_generation'),
+def _parse_consumer(consumer_uuid, data, mv, conf):
+    """One consumer's body (PUT, or a value of POST) as a request."""
+    return allocation_obj.AllocationRequest.from_body(
+        consumer_uuid, data,
         check_generation=mv >= microversion.CONSUMER_GENERATION,
-        consumer_type=data.get('consumer_type'))
+        default_project_id=conf.placement.incomplete_consumer_project_id,
+        default_user_id=conf.placement.incomplete_consumer_user_id)
 
 
 def _parse_consumer_uuid(req):
@@ -76,7 +49,7 @@ def _parse_consumer_uuid(req):
 
 
 @contextlib.contextmanager
-def write_errors(consumer_uuid=None):
+def _write_errors(consumer_uuid=None):
     """Translate the failures of an allocation write into HTTP errors."""
     try:
         yield
@@ -171,8 +144,8 @@ def set_allocations_for_consumer(req):
     mv = util.version(req)
     consumer_uuid = _parse_consumer_uuid(req)
     data = util.extract_json(req.body, PUT_SCHEMA.at(mv))
-    request = parse_consumer(consumer_uuid, data, mv, ctx.config)
-    with write_errors(consumer_uuid):
+    request = _parse_consumer(consumer_uuid, data, mv, ctx.config)
+    with _write_errors(consumer_uuid):
         allocation_obj.replace_allocations(
             ctx, [request],
             ctx.config.placement.allocation_conflict_retry_count)
@@ -188,9 +161,9 @@ def set_allocations(req):
     ctx.authorize(policies.ALLOC_MANAGE)
     mv = util.version(req)
     data = util.extract_json(req.body, POST_SCHEMA.at(mv))
-    requests = [parse_consumer(consumer_uuid, body, mv, ctx.config)
+    requests = [_parse_consumer(consumer_uuid, body, mv, ctx.config)
                 for consumer_uuid, body in sorted(data.items())]
-    with write_errors():
+    with _write_errors():
         allocation_obj.replace_allocations(
             ctx, requests,
             ctx.config.placement.allocation_conflict_retry_count)

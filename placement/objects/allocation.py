@@ -60,6 +60,32 @@ class AllocationRequest:
     check_generation: bool = False
     consumer_type: typing.Optional[str] = None
 
+    @classmethod
+    def from_body(cls, consumer_uuid, body, check_generation,
+                  default_project_id, default_user_id):
+        """One consumer's validated body, in list (before 1.12) or dict
+        form; project and user fall back to the given defaults (the
+        [placement] incomplete_consumer_* options, before 1.8).
+        """
+        if isinstance(body['allocations'], list):
+            resources = tuple(
+                (entry['resource_provider']['uuid'], rc_name, amount)
+                for entry in body['allocations']
+                for rc_name, amount in sorted(entry['resources'].items()))
+        else:
+            resources = tuple(
+                (rp_uuid, rc_name, amount)
+                for rp_uuid, alloc in sorted(body['allocations'].items())
+                for rc_name, amount in sorted(alloc['resources'].items()))
+        return cls(
+            consumer_uuid=consumer_uuid,
+            project_id=body.get('project_id', default_project_id),
+            user_id=body.get('user_id', default_user_id),
+            resources=resources,
+            consumer_generation=body.get('consumer_generation'),
+            check_generation=check_generation,
+            consumer_type=body.get('consumer_type'))
+
 
 @dataclasses.dataclass(frozen=True)
 class Allocation:
@@ -180,8 +206,15 @@ def replace_allocations(ctx, requests: typing.Sequence[AllocationRequest],
         except exception.ResourceProviderGenerationConflict:
             if attempt == retries:
                 raise
-            # Spread the losers out a little before they read again.
-            time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+        except (db_exc.DBError, sa.exc.DBAPIError) as exc:
+            # Deadlocks and serialization failures that outlived
+            # retry_on_deadlock are lost races too: never a 500.
+            if not db_api._is_retryable(exc):  # the deadlock test, shared
+                raise
+            if attempt == retries:
+                raise exception.ResourceProviderGenerationConflict()
+        # Spread the losers out a little before they read again.
+        time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
 
 
 def _with_duplicate_retry(ctx, requests):

@@ -1,0 +1,93 @@
+"""The reshaper: move inventory and the allocations that use it, atomically.
+
+One transaction does, in order:
+
+1. check every named provider's generation against the client's (409),
+2. give each provider with a new inventory an *interim* inventory, the
+   union of its old and new classes (new values win), so that allocations
+   can move onto the new classes before the old ones disappear,
+3. replace the allocations of every named consumer (the same write path
+   as POST /allocations: capacity, consumer generations, provider CAS),
+4. set each provider's inventory to exactly the requested one; removing a
+   class that still has allocations raises InventoryInUse.
+
+Each inventory step compare-and-swaps the provider generation, so a
+concurrent writer anywhere in the batch makes the whole reshape fail and
+roll back; nothing is retried with the client's stale generations.
+"""
+import dataclasses
+import typing
+
+from placement.db import api as db_api
+from placement import exception
+from placement.objects import allocation as allocation_obj
+from placement.objects import inventory as inv_obj
+from placement.objects import resource_provider as rp_obj
+
+
+@dataclasses.dataclass(frozen=True)
+class InventoryChange:
+    """The complete inventory one provider should have after the reshape."""
+    provider_uuid: str
+    generation: int
+    inventories: typing.Dict[str, inv_obj.Inventory]
+
+
+@db_api.retry_on_deadlock
+def reshape(ctx, changes: typing.Sequence[InventoryChange],
+            requests: typing.Sequence[allocation_obj.AllocationRequest],
+            allow_reserved_equal_total: bool = True) -> None:
+    """Replace inventories and allocations together; all or nothing.
+
+    Opens its own transaction. Raises ResourceProviderNotFound (a provider
+    in ``changes``), ResourceProviderGenerationConflict,
+    ConsumerGenerationConflict, ResourceClassNotFound,
+    InvalidInventoryCapacity*, AllocationProviderNotFound,
+    InsufficientCapacity and InventoryInUse.
+    """
+    changes = sorted(changes, key=lambda change: change.provider_uuid)
+    with db_api.transaction(ctx) as conn:
+        providers = _fetch_checked(conn, changes)
+        for change in changes:
+            if change.inventories:
+                interim = dict(inv_obj.fetch_inventories(
+                    conn, providers[change.provider_uuid].id))
+                interim.update(change.inventories)
+                _set_inventory(conn, providers[change.provider_uuid],
+                               interim, allow_reserved_equal_total)
+        if requests:
+            allocation_obj.write_allocations(conn, requests)
+        providers = rp_obj.fetch_providers_by_uuid(conn, list(providers))
+        for change in changes:
+            _set_inventory(conn, providers[change.provider_uuid],
+                           change.inventories, allow_reserved_equal_total)
+
+
+def _fetch_checked(conn, changes) -> typing.Dict[str, rp_obj.Provider]:
+    """{uuid: Provider} for every change; raise on missing or stale."""
+    providers = rp_obj.fetch_providers_by_uuid(
+        conn, [change.provider_uuid for change in changes])
+    for change in changes:
+        provider = providers.get(change.provider_uuid)
+        if provider is None:
+            raise exception.ResourceProviderNotFound(
+                uuid=change.provider_uuid)
+        if provider.generation != change.generation:
+            raise exception.ResourceProviderGenerationConflict(
+                'resource provider generation conflict for provider %s: '
+                'actual: %s, given: %s' % (
+                    provider.uuid, provider.generation, change.generation))
+    return providers
+
+
+def _set_inventory(conn, provider, inventories, allow_reserved_equal_total):
+    """Write one provider's inventory rows and bump its generation.
+
+    The bump compares with the generation read in this transaction, so a
+    writer that committed meanwhile makes it fail (no retry).
+    """
+    inv_obj.replace_inventories(conn, provider, inventories,
+                                allow_reserved_equal_total)
+    generation = rp_obj.bump_generation(conn, provider.id,
+                                        provider.generation)
+    return dataclasses.replace(provider, generation=generation)
