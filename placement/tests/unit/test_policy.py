@@ -413,6 +413,15 @@ class TestPolicyFile(PolicyTestCase):
                                 'legacy', path)
         self.assertIn(path, str(exc))
 
+    def test_the_app_does_not_start_with_a_malformed_file(self):
+        from placement import deploy
+        path = self.write('policy.yaml', 'x: y: z\n')
+        conf = make_conf(policy_file=path)
+        conf.set_override('connection', 'sqlite://',
+                          group='placement_database')
+        exc = self.assertRaises(exception.ConfigError, deploy.loadapp, conf)
+        self.assertIn('cannot load policy file %s' % path, str(exc))
+
     def test_a_file_that_is_not_a_mapping_is_a_startup_error(self):
         path = self.write('policy.yaml', '- a\n- b\n')
         self.assertRaises(exception.ConfigError, self.enforcer, 'legacy',
