@@ -5,6 +5,7 @@ create-or-verify (1.7+).
 """
 import webob.exc
 
+from placement import errors
 from placement import exception
 from placement import microversion
 from placement.objects import resource_class as rc_obj
@@ -25,6 +26,12 @@ def _render(req, rc):
 
 def _modified(classes):
     return util.newest([rc.updated_at or rc.created_at for rc in classes])
+
+
+def _conflict(exc):
+    """Ids kept colliding with other creators: the client should retry."""
+    return util.http_error(webob.exc.HTTPConflict, str(exc),
+                           code=errors.CONCURRENT_UPDATE)
 
 
 def _path_name(req):
@@ -55,6 +62,8 @@ def create_resource_class(req):
     data = util.extract_json(req.body, schema.POST_RESOURCE_CLASS)
     try:
         rc_obj.create(ctx, data['name'])
+    except exception.ConcurrentUpdateDetected as exc:
+        raise _conflict(exc)
     except exception.ResourceClassExists:
         raise util.http_error(
             webob.exc.HTTPConflict,
@@ -108,7 +117,10 @@ def create_or_verify_resource_class(req):
     mv = util.version(req)
     name = _path_name(req)
     util.validate({'name': name}, schema.PUT_RESOURCE_CLASS_V1_7)
-    created = rc_obj.ensure(ctx, name)
+    try:
+        created = rc_obj.ensure(ctx, name)
+    except exception.ConcurrentUpdateDetected as exc:
+        raise _conflict(exc)
     return util.empty_response(req, mv, status=201 if created else 204,
                                location=_self_url(req, name))
 

@@ -7,6 +7,8 @@ upwards, computed as max + 1 inside the creating transaction.
 import dataclasses
 import datetime
 import functools
+import random
+import time
 import typing
 
 from oslo_db import exception as db_exc
@@ -121,10 +123,13 @@ def _retry_on_duplicate(func):
             except db_exc.DBDuplicateEntry:
                 if attempt == _ID_RETRIES - 1:
                     raise exception.ConcurrentUpdateDetected()
+                # Random, growing pauses so that the writers that collided
+                # do not collide again on the next max + 1.
+                time.sleep(random.uniform(0, 0.005 * 2 ** min(attempt, 6)))
     return wrapper
 
 
-_ID_RETRIES = 10
+_ID_RETRIES = 20
 
 
 def list_resource_classes(ctx) -> list:
