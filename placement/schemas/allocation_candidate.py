@@ -32,9 +32,10 @@ GET_SCHEMA_1_10 = {
     'required': ['resources'],
     'additionalProperties': False,
 }
+# maxLength keeps the limit (and offsets derived from it) inside 64 bits.
 GET_SCHEMA_1_16 = _extend(GET_SCHEMA_1_10, {'limit': {
     'type': ['integer', 'string'], 'pattern': '^[1-9][0-9]*$',
-    'minimum': 1, 'minLength': 1}})
+    'minimum': 1, 'minLength': 1, 'maxLength': 10}})
 GET_SCHEMA_1_17 = _extend(GET_SCHEMA_1_16, {'required': dict(_STRING)})
 GET_SCHEMA_1_21 = _extend(GET_SCHEMA_1_17, {'member_of': dict(_STRING)})
 
