@@ -1,0 +1,189 @@
+"""Concurrent trait and aggregate writes to one provider (MariaDB and
+PostgreSQL only).
+
+Many threads read the provider's generation and PUT a new trait set or a
+new aggregate set with it, through the WSGI app in-process. Each PUT
+changes the set, so each success must bump the generation exactly once.
+Afterwards: every write either landed (200) or was refused (409
+placement.concurrent_update), nothing answered anything else, the
+successful writes returned the generations 1..n with no repeats, the
+final generation is n, and the stored sets are those of the write that
+returned n. Each backend runs at each isolation level it offers.
+
+SQLite is skipped: it serializes writers and proves nothing here.
+"""
+import json
+import threading
+import unittest
+import uuid
+
+import webob
+
+from placement.objects import resource_provider as rp_obj
+from placement.tests.functional.fixtures import app as app_fixture
+from placement.tests.functional.fixtures import backends
+
+WRITERS = 8
+WRITES_PER_WRITER = 6
+HEADERS = {'x-auth-token': 'admin', 'content-type': 'application/json',
+           'accept': 'application/json',
+           'openstack-api-version': 'placement 1.39'}
+ISOLATION_LEVELS = {
+    'mysql': ('REPEATABLE READ', 'READ COMMITTED', 'SERIALIZABLE'),
+    'postgresql': ('READ COMMITTED', 'REPEATABLE READ', 'SERIALIZABLE'),
+}
+
+
+def _backend(name):
+    if name not in backends.wanted():
+        return None
+    for backend in backends.available():
+        if backend.name == name:
+            return backend
+    return None
+
+
+def _trait(writer, attempt):
+    return 'CUSTOM_W%d_A%d' % (writer, attempt)
+
+
+class _Storm:
+    """WRITERS threads, each WRITES_PER_WRITER read-then-PUT attempts.
+
+    ``kind`` is 'traits', 'aggregates' or 'mixed' (writers alternate).
+    Records (kind, status, body, sent set) per attempt.
+    """
+
+    def __init__(self, send, rp_uuid, kind):
+        self.send = send
+        self.rp_uuid = rp_uuid
+        self.kind = kind
+        self.results = []
+        self.lock = threading.Lock()
+
+    def _kind_for(self, writer):
+        if self.kind != 'mixed':
+            return self.kind
+        return 'traits' if writer % 2 else 'aggregates'
+
+    def _body(self, kind, writer, attempt, generation):
+        if kind == 'traits':
+            names = [_trait(writer, attempt)]
+            return names, {'traits': names,
+                           'resource_provider_generation': generation}
+        uuids = [str(uuid.uuid4())]
+        return uuids, {'aggregates': uuids,
+                       'resource_provider_generation': generation}
+
+    def _writer(self, writer, barrier):
+        kind = self._kind_for(writer)
+        path = '/resource_providers/%s/%s' % (self.rp_uuid, kind)
+        barrier.wait()
+        for attempt in range(WRITES_PER_WRITER):
+            _, text = self.send('GET', path)
+            generation = json.loads(text)['resource_provider_generation']
+            sent, body = self._body(kind, writer, attempt, generation)
+            status, text = self.send('PUT', path, body)
+            with self.lock:
+                self.results.append((kind, status, text, sent))
+
+    def run(self):
+        barrier = threading.Barrier(WRITERS)
+        threads = [threading.Thread(target=self._writer, args=(i, barrier))
+                   for i in range(WRITERS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return self.results
+
+
+class _ConcurrencyBase:
+    backend_name = None
+
+    def setUp(self):
+        super().setUp()
+        self.backend = _backend(self.backend_name)
+        if self.backend is None:
+            self.skipTest('%s is not available' % self.backend_name)
+        self.placement = app_fixture.PlacementApp(self.backend)
+        self.addCleanup(self.placement.cleanup)
+        for writer in range(WRITERS):
+            for attempt in range(WRITES_PER_WRITER):
+                status, _ = self._send('PUT', '/traits/%s'
+                                       % _trait(writer, attempt))
+                self.assertEqual(201, status)
+
+    def _send(self, method, path, body=None):
+        req = webob.Request.blank(path, method=method, headers=HEADERS)
+        if body is not None:
+            req.body = json.dumps(body).encode('utf-8')
+        resp = req.get_response(self.placement.app)
+        return resp.status_int, resp.text
+
+    def _set_isolation(self, level):
+        if not hasattr(self, '_base_writer'):
+            self._base_writer = self.placement.db.writer
+        self.placement.db.writer = self._base_writer.execution_options(
+            isolation_level=level)
+
+    def _new_provider(self):
+        rp_uuid = str(uuid.uuid4())
+        rp_obj.create_provider(self.placement.db, rp_uuid,
+                               'race-%s' % rp_uuid[:8])
+        return rp_uuid
+
+    def _check(self, rp_uuid, results):
+        landed = {}
+        for kind, status, text, sent in results:
+            self.assertIn(status, (200, 409), text)
+            if status == 409:
+                self.assertEqual('placement.concurrent_update',
+                                 json.loads(text)['errors'][0]['code'])
+                continue
+            generation = json.loads(text)['resource_provider_generation']
+            self.assertNotIn(generation, landed, 'a generation returned '
+                             'by two successful writes')
+            landed[generation] = (kind, sent)
+        self.assertTrue(landed, 'no write landed at all')
+        self.assertEqual(set(range(1, len(landed) + 1)), set(landed))
+        provider = rp_obj.get_provider(self.placement.db, rp_uuid)
+        self.assertEqual(len(landed), provider.generation)
+        self._check_final_sets(rp_uuid, landed)
+
+    def _check_final_sets(self, rp_uuid, landed):
+        for kind in ('traits', 'aggregates'):
+            last = [sent for generation, (sent_kind, sent)
+                    in sorted(landed.items()) if sent_kind == kind]
+            if not last:
+                continue
+            _, text = self._send('GET', '/resource_providers/%s/%s'
+                                 % (rp_uuid, kind))
+            self.assertEqual(sorted(last[-1]),
+                             sorted(json.loads(text)[kind]))
+
+    def _race(self, kind):
+        for level in ISOLATION_LEVELS[self.backend_name]:
+            with self.subTest(isolation=level):
+                self._set_isolation(level)
+                rp_uuid = self._new_provider()
+                results = _Storm(self._send, rp_uuid, kind).run()
+                self.assertEqual(WRITERS * WRITES_PER_WRITER, len(results))
+                self._check(rp_uuid, results)
+
+    def test_trait_writes_land_once_or_conflict(self):
+        self._race('traits')
+
+    def test_aggregate_writes_land_once_or_conflict(self):
+        self._race('aggregates')
+
+    def test_mixed_writes_share_one_generation(self):
+        self._race('mixed')
+
+
+class MySQLProviderConcurrencyTest(_ConcurrencyBase, unittest.TestCase):
+    backend_name = 'mysql'
+
+
+class PostgreSQLProviderConcurrencyTest(_ConcurrencyBase, unittest.TestCase):
+    backend_name = 'postgresql'
