@@ -1,0 +1,95 @@
+"""Pure pieces of the provider handlers: links per version, the query
+uuid check, the list filter."""
+import datetime
+import unittest
+
+import webob
+import webob.exc
+
+from placement.handlers import resource_provider as handler
+from placement import microversion
+from placement.objects import resource_provider as rp_obj
+
+V = microversion.parse_version
+UUID = 'aaaaaaaa-0000-4000-8000-000000000001'
+
+
+def _provider(**kwargs):
+    values = dict(id=1, uuid=UUID, name='cn1', generation=3,
+                  parent_provider_id=None, root_provider_id=1,
+                  parent_provider_uuid=None, root_provider_uuid=UUID,
+                  created_at=datetime.datetime(2020, 1, 1),
+                  updated_at=None)
+    values.update(kwargs)
+    return rp_obj.Provider(**values)
+
+
+class RenderTest(unittest.TestCase):
+
+    def render(self, mv, script_name=''):
+        req = webob.Request.blank('/', environ={'SCRIPT_NAME': script_name})
+        return handler._render_provider(req, V(mv), _provider())
+
+    def rels(self, mv):
+        return [link['rel'] for link in self.render(mv)['links']]
+
+    def test_links_grow_with_the_version(self):
+        self.assertEqual(['self', 'inventories', 'usages'], self.rels('1.0'))
+        self.assertEqual(['self', 'inventories', 'usages', 'aggregates'],
+                         self.rels('1.1'))
+        self.assertNotIn('traits', self.rels('1.5'))
+        self.assertIn('traits', self.rels('1.6'))
+        self.assertNotIn('allocations', self.rels('1.10'))
+        self.assertEqual('allocations', self.rels('1.11')[-1])
+
+    def test_links_carry_the_script_name(self):
+        links = self.render('1.39', script_name='/placement')['links']
+        self.assertEqual('/placement/resource_providers/%s' % UUID,
+                         links[0]['href'])
+        self.assertEqual('/placement/resource_providers/%s/traits' % UUID,
+                         links[4]['href'])
+
+    def test_tree_fields_from_1_14(self):
+        self.assertNotIn('root_provider_uuid', self.render('1.13'))
+        body = self.render('1.14')
+        self.assertIsNone(body['parent_provider_uuid'])
+        self.assertEqual(UUID, body['root_provider_uuid'])
+
+    def test_modified_prefers_updated_at(self):
+        later = datetime.datetime(2021, 1, 1)
+        self.assertEqual(later, handler._modified(_provider(
+            updated_at=later)))
+        self.assertEqual(datetime.datetime(2020, 1, 1),
+                         handler._modified(_provider()))
+
+
+class QueryUuidTest(unittest.TestCase):
+
+    def test_dashed_passes(self):
+        self.assertEqual(UUID, handler._check_dashed_uuid(UUID))
+
+    def test_dashless_is_400(self):
+        with self.assertRaises(webob.exc.HTTPBadRequest):
+            handler._check_dashed_uuid(UUID.replace('-', ''))
+
+    def test_absent_passes(self):
+        self.assertIsNone(handler._check_dashed_uuid(None))
+
+
+class ListFilterTest(unittest.TestCase):
+
+    def test_empty_name_is_no_filter(self):
+        pfilter = handler._parse_list_filter({'name': ['']}, V('1.39'))
+        self.assertIsNone(pfilter.name)
+
+    def test_last_value_wins(self):
+        pfilter = handler._parse_list_filter(
+            {'name': ['a', 'b'], 'resources': ['VCPU:1', 'VCPU:2']},
+            V('1.39'))
+        self.assertEqual('b', pfilter.name)
+        self.assertEqual({'VCPU': 2}, pfilter.resources)
+
+    def test_in_tree_is_normalised(self):
+        pfilter = handler._parse_list_filter({'in_tree': [UUID.upper()]},
+                                             V('1.14'))
+        self.assertEqual(UUID, pfilter.in_tree)
