@@ -1,0 +1,150 @@
+"""The shared HTTP helpers: body parsing, query checks, responses."""
+import unittest
+
+import webob
+import webob.exc
+
+from placement import microversion
+from placement import util
+
+SCHEMA = {
+    'type': 'object',
+    'properties': {'name': {'type': 'string'},
+                   'count': {'type': 'integer', 'minimum': 1,
+                             'maximum': 2147483647},
+                   'ratio': {'type': 'number'}},
+    'additionalProperties': False,
+}
+
+
+class ExtractJsonTest(unittest.TestCase):
+
+    def assertBadRequest(self, body, text):
+        with self.assertRaises(webob.exc.HTTPBadRequest) as caught:
+            util.extract_json(body, SCHEMA)
+        self.assertIn(text, str(caught.exception))
+
+    def test_valid_body(self):
+        self.assertEqual({'name': 'x', 'count': 2},
+                         util.extract_json(b'{"name": "x", "count": 2}',
+                                           SCHEMA))
+
+    def test_malformed(self):
+        self.assertBadRequest(b'{"name": ', 'Malformed JSON: Expecting')
+
+    def test_jsonschema_message_verbatim(self):
+        self.assertBadRequest(b'{"count": 0}', 'JSON does not validate: 0 '
+                              'is less than the minimum of 1')
+        self.assertBadRequest(
+            b'{"foo": 1}', "JSON does not validate: Additional properties "
+                           "are not allowed ('foo' was unexpected)")
+
+    def test_nested_far_too_deep(self):
+        self.assertBadRequest(b'[' * 100000 + b']' * 100000,
+                              'nested too deeply')
+        self.assertBadRequest(b'{"a": ' * 5000 + b'1' + b'}' * 5000,
+                              'nested too deeply')
+
+    def test_lone_surrogates(self):
+        for body in (b'{"name": "\\ud800"}', b'{"\\udfff": 1}',
+                     b'{"name": "a\\udc00b"}'):
+            self.assertBadRequest(body, 'lone surrogates')
+
+    def test_surrogate_pairs_are_fine(self):
+        self.assertEqual({'name': '\U0001F680'},
+                         util.extract_json(b'{"name": "\\ud83d\\ude80"}',
+                                           SCHEMA))
+
+    def test_nan_and_infinity(self):
+        for constant in (b'NaN', b'Infinity', b'-Infinity'):
+            self.assertBadRequest(b'{"ratio": %s}' % constant,
+                                  'is not a JSON number')
+        self.assertBadRequest(b'{"ratio": 1e400}', 'out of range')
+
+    def test_integers_beyond_64_bits_fail_the_schema(self):
+        self.assertBadRequest(b'{"count": 18446744073709551617}',
+                              'is greater than the maximum')
+
+
+class QueryEncodingTest(unittest.TestCase):
+
+    def _check(self, path='/', query=''):
+        util.check_query_encoding({'PATH_INFO': path, 'QUERY_STRING': query})
+
+    def test_utf8_passes(self):
+        self._check('/resource_classes/CUSTOM_\xc3\xa9', 'name=%C3%A9&x=1+2')
+
+    def test_bad_query_bytes(self):
+        for query in ('name=%ff', '%fe=1', 'a=%c3%28', 'a=%ed%a0%80'):
+            with self.assertRaisesRegex(webob.exc.HTTPBadRequest,
+                                        'query string is not valid UTF-8'):
+                self._check(query=query)
+
+    def test_bad_path_bytes(self):
+        with self.assertRaisesRegex(webob.exc.HTTPBadRequest,
+                                    'path is not valid UTF-8'):
+            self._check(path='/resource_providers/\xff\xfe')
+
+    def test_environ_strings_outside_latin1(self):
+        with self.assertRaises(webob.exc.HTTPBadRequest):
+            self._check(path='/resource_providers/\udcff')
+        with self.assertRaises(webob.exc.HTTPBadRequest):
+            self._check(query='a=\u2603')
+
+
+class DecoratorTest(unittest.TestCase):
+
+    def _request(self, **headers):
+        return webob.Request.blank('/', headers=headers)
+
+    def test_accept(self):
+        handler = util.check_accept('application/json')(lambda req: 'ok')
+        for accept in (None, '*/*', 'application/json',
+                       'text/html,application/xhtml+xml,*/*;q=0.8'):
+            headers = {'Accept': accept} if accept else {}
+            self.assertEqual('ok', handler(self._request(**headers)))
+        with self.assertRaisesRegex(webob.exc.HTTPNotAcceptable,
+                                    'Only application/json is provided'):
+            handler(self._request(Accept='text/plain'))
+
+    def test_content_type(self):
+        handler = util.require_content('application/json')(
+            lambda req: 'ok')
+        self.assertEqual('ok', handler(self._request(
+            **{'Content-Type': 'application/json; charset=UTF-8'})))
+        with self.assertRaisesRegex(webob.exc.HTTPUnsupportedMediaType,
+                                    'The media type text/plain is not '
+                                    'supported, use application/json'):
+            handler(self._request(**{'Content-Type': 'text/plain'}))
+        with self.assertRaisesRegex(webob.exc.HTTPUnsupportedMediaType,
+                                    'The media type None'):
+            handler(self._request())
+
+
+class ResponseTest(unittest.TestCase):
+
+    def _json(self, mv):
+        return util.json_response(webob.Request.blank('/'),
+                                  microversion.parse_version(mv), {'a': 1})
+
+    def test_no_cache_headers_before_1_15(self):
+        resp = self._json('1.14')
+        self.assertIsNone(resp.last_modified)
+        self.assertIsNone(resp.cache_control.no_cache)
+        self.assertEqual(b'{"a": 1}', resp.body)
+
+    def test_cache_headers_from_1_15(self):
+        resp = self._json('1.15')
+        self.assertIsNotNone(resp.last_modified)
+        self.assertEqual('no-cache', resp.headers['cache-control'])
+
+    def test_http_error_carries_the_code(self):
+        exc = util.http_error(webob.exc.HTTPConflict, 'busy',
+                              code='placement.concurrent_update')
+        self.assertEqual('placement.concurrent_update', exc.placement_code)
+        self.assertEqual(409, exc.code)
+
+    def test_normalize_uuid(self):
+        self.assertEqual('8d8a4ba6-0c9f-4b8f-a5c2-3b3f4e6f8a1d',
+                         util.normalize_uuid(
+                             '8D8A4BA60C9F4B8FA5C23B3F4E6F8A1D'))
