@@ -76,6 +76,20 @@ SCENARIOS = [
         ('1.34', 'resources1=SRIOV_NET_VF:1&resources2=SRIOV_NET_VF:1'
                  '&group_policy=none'),
         ('1.17', 'resources=SRIOV_NET_VF:1'),
+        ('1.25', 'resources=VCPU:1&resources1=MEMORY_MB:512'),
+        ('1.25', 'resources=VCPU:1&resources1=SRIOV_NET_VF:1'),
+        ('1.26', 'resources=VCPU:1'),
+        ('1.28', 'resources=VCPU:1'),
+        ('1.38', 'resources=SRIOV_NET_VF:1&required=HW_NIC_ACCEL_SSL'
+                 '&required=!HW_NIC_ACCEL_SSL'),
+        ('1.39', 'resources=SRIOV_NET_VF:1&required=in:HW_NIC_ACCEL_SSL,'
+                 'HW_CPU_X86_AVX&required=!HW_NIC_ACCEL_SSL,!HW_CPU_X86_AVX'),
+        ('1.31', 'resources=VCPU:1&in_tree1={CN1}'),
+        ('1.25', 'resources=VCPU:1&required1=HW_NIC_ACCEL_SSL'),
+        ('1.25', 'resources=VCPU:1&member_of1={AGGA}'),
+        ('1.25', 'resources0=VCPU:1'),
+        ('1.25', 'resources=CUSTOM_NOPE:1'),
+        ('1.25', 'resources=VCPU:1&required=CUSTOM_NOPE'),
     ]),
     ('E6_IN_TREE', [
         ('1.31', 'resources=VCPU:1,DISK_GB:50&in_tree={CN1}'),
@@ -115,6 +129,16 @@ SCENARIOS = [
                  '&same_subtree=_NUMA,_ACCEL1,_ACCEL2'),
         ('1.36', 'resources=VCPU:1&resources_ACCEL=FPGA:1'
                  '&same_subtree=_ACCEL'),
+        ('1.36', 'resources=VCPU:1&required_B=HW_NUMA_ROOT'
+                 '&same_subtree=_B'),
+        ('1.36', 'resources_C=VCPU:1&resources_A=FPGA:1'
+                 '&required_N=HW_NUMA_ROOT&group_policy=none'
+                 '&same_subtree=_C,_A&same_subtree=_N,_A'),
+        ('1.36', 'resources=VCPU:1&required=HW_NUMA_ROOT,!HW_NUMA_ROOT'
+                 '&resources_B=VCPU:1&required_B=CUSTOM_TYPE1,!CUSTOM_TYPE1'),
+        ('1.22', 'resources=VCPU:1&root_required=X'),
+        ('1.36', 'resources=VCPU:1&same_subtree=_A'),
+        ('1.36', 'required_A=HW_NUMA_ROOT&same_subtree=_A'),
     ]),
     ('E9_SAME_SUBTREE_USED', [
         ('1.36', 'resources_COMPUTE=VCPU:2,MEMORY_MB:512'
