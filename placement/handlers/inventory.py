@@ -10,6 +10,7 @@ from placement import errors
 from placement import exception
 from placement import microversion
 from placement.objects import inventory as inv_obj
+from placement.objects import resource_provider as rp_obj
 from placement.policies import inventory as policies
 from placement.schemas import inventory as schema
 from placement import util
@@ -114,6 +115,21 @@ def _call(operation, table, *args, **kwargs):
         raise http
 
 
+def _extract(req, ctx, uuid, body_schema):
+    """The validated body; but 404 first when the provider is missing.
+
+    The reference service looks the provider up before it validates the
+    body, so a bad body for a missing provider is a 404, not a 400. The
+    lookup runs only for a bad body; a good one goes straight to the
+    operation, which finds the provider inside its transaction.
+    """
+    try:
+        return util.extract_json(req.body, body_schema)
+    except webob.exc.HTTPBadRequest:
+        rp_obj.get_provider(ctx, uuid)
+        raise
+
+
 # --- handlers ---------------------------------------------------------------
 
 @wsgi_wrapper.PlacementWsgify
@@ -154,7 +170,7 @@ def create_inventory(req):
     ctx.authorize(policies.CREATE)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    data = util.extract_json(req.body, schema.POST_INVENTORY)
+    data = _extract(req, ctx, uuid, schema.POST_INVENTORY)
     inv = _parse_inventory(data['resource_class'], data)
     table = {**_write_errors(uuid, 'create'),
         exception.ResourceClassNotFound: lambda exc: _bad_request(
@@ -177,7 +193,7 @@ def set_inventories(req):
     ctx.authorize(policies.UPDATE)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    data = util.extract_json(req.body, schema.PUT_INVENTORIES)
+    data = _extract(req, ctx, uuid, schema.PUT_INVENTORIES)
     table = {**_write_errors(uuid, 'update'),
         exception.ResourceClassNotFound: lambda exc: _bad_request(
             'Unknown resource class in inventory for resource provider '
@@ -201,7 +217,7 @@ def update_inventory(req):
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     name = util.wsgi_path_item(req.environ, 'resource_class')
-    data = util.extract_json(req.body, schema.PUT_INVENTORY)
+    data = _extract(req, ctx, uuid, schema.PUT_INVENTORY)
     table = {**_write_errors(uuid, 'update'),
         exception.InventoryNotFound: lambda exc: _bad_request(
             'No inventory record with resource class for resource provider '
