@@ -9,7 +9,7 @@ modification time changes.
 ``enforce_new_defaults`` are False. oslo.policy releases that dropped the
 ``enforce_scope`` option always check scope; placement registers the
 option itself there and, while it is False, evaluates a rule whose scope
-does not match the token's (logging a warning) instead of denying it, as
+does not match the token's (with a warning) instead of denying it, as
 older oslo.policy releases did.
 """
 import sys
@@ -125,8 +125,9 @@ def list_opts():
 def build_enforcer(conf):
     """An Enforcer with every placement rule registered, file loaded.
 
-    A policy file that cannot be parsed, or whose rules do not parse,
-    raises ConfigError here, at startup, not on a request.
+    A policy file that is not a YAML or JSON mapping of rule names to
+    check strings raises ConfigError here, at startup. (A check string
+    oslo.policy cannot parse is logged and denies every caller.)
     """
     register_opts(conf)
     _apply_old_names(conf)

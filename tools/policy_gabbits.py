@@ -8,6 +8,7 @@ the body is invalid: policy is checked first); any other persona gets 403.
 The personas are noauth2 identities (see ../shared/spec/NOAUTH.md).
 The expectations below are the defaults of ``placement/policies``.
 """
+import json
 import os
 
 GABBITS = os.path.join(os.path.dirname(__file__), '..', 'placement',
@@ -173,7 +174,7 @@ def _test(persona, rule, method, url, body, status, version):
         lines.append('      openstack-api-version: placement %s' % version)
     if body is not None:
         lines.append('      content-type: application/json')
-        lines.append('  data: %s' % (_flow(body)))
+        lines.append('  data: %s' % json.dumps(body))
     lines.append('  status: %s' % status)
     if status == '403':
         lines.append('  response_json_paths:')
@@ -182,11 +183,6 @@ def _test(persona, rule, method, url, body, status, version):
         lines.append('      $.errors[0].detail: /Policy does not allow %s to'
                      ' be performed./' % rule)
     return '\n'.join(lines)
-
-
-def _flow(body):
-    import json
-    return json.dumps(body)
 
 
 def render(what, rows, mode):
