@@ -227,4 +227,7 @@ def delete_resource_provider(req):
     except exception.ResourceProviderInUse as exc:
         raise util.http_error(webob.exc.HTTPConflict, str(exc),
                               code=errors.PROVIDER_IN_USE)
+    except exception.ConcurrentUpdateDetected as exc:
+        raise util.http_error(webob.exc.HTTPConflict, str(exc),
+                              code=errors.CONCURRENT_UPDATE)
     return util.empty_response(req, mv)

@@ -365,24 +365,38 @@ def delete_provider(ctx, uuid: str) -> None:
     """Delete a leaf provider without allocations, with its inventories
     and its trait and aggregate links (the aggregates stay).
 
+    The generation compare-and-swap comes first: it locks the row, so an
+    allocation or child written concurrently either commits before (and
+    this delete sees it, or fails the swap) or finds the provider gone.
+
     Raises ResourceProviderNotFound, CannotDeleteParentResourceProvider,
-    ResourceProviderInUse. Opens its own transaction.
+    ResourceProviderInUse, ResourceProviderGenerationConflict. Opens its
+    own transaction.
     """
-    with db_api.transaction(ctx) as conn:
-        provider = fetch_provider(conn, uuid)
-        rp = models.resource_providers
-        if _has_rows(conn, rp.c.parent_provider_id, provider.id):
-            raise exception.CannotDeleteParentResourceProvider(uuid=uuid)
-        alloc = models.allocations
-        if _has_rows(conn, alloc.c.resource_provider_id, provider.id):
-            raise exception.ResourceProviderInUse(uuid=uuid)
-        for table in (models.inventories,
-                      models.resource_provider_aggregates,
-                      models.resource_provider_traits):
-            conn.execute(table.delete().where(
-                table.c.resource_provider_id == provider.id))
-        # The row is its own root: clear that before deleting so that the
-        # self-referencing foreign key never blocks the delete.
-        conn.execute(rp.update().where(rp.c.id == provider.id)
-                     .values(root_provider_id=None))
-        conn.execute(rp.delete().where(rp.c.id == provider.id))
+    try:
+        with db_api.transaction(ctx) as conn:
+            _delete_provider(conn, fetch_provider(conn, uuid))
+    except db_exc.DBReferenceError:
+        # A child was added while this delete ran.
+        raise exception.CannotDeleteParentResourceProvider(uuid=uuid)
+
+
+def _delete_provider(conn, provider):
+    uuid = provider.uuid
+    bump_generation(conn, provider.id, provider.generation)
+    rp = models.resource_providers
+    if _has_rows(conn, rp.c.parent_provider_id, provider.id):
+        raise exception.CannotDeleteParentResourceProvider(uuid=uuid)
+    alloc = models.allocations
+    if _has_rows(conn, alloc.c.resource_provider_id, provider.id):
+        raise exception.ResourceProviderInUse(uuid=uuid)
+    for table in (models.inventories,
+                  models.resource_provider_aggregates,
+                  models.resource_provider_traits):
+        conn.execute(table.delete().where(
+            table.c.resource_provider_id == provider.id))
+    # The row is its own root: clear that before deleting so that the
+    # self-referencing foreign key never blocks the delete.
+    conn.execute(rp.update().where(rp.c.id == provider.id)
+                 .values(root_provider_id=None))
+    conn.execute(rp.delete().where(rp.c.id == provider.id))
