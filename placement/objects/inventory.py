@@ -284,6 +284,20 @@ def set_inventories(ctx, provider_uuid, seen_generation, inventories,
         return generation, fetch_inventories(conn, provider.id)
 
 
+def _write_one(conn, provider, current, inventory,
+               allow_reserved_equal_total):
+    """Store one class next to ``current``; return it as stored.
+
+    Only this class's capacity is checked: the others were valid when
+    they were written (and may predate a stricter microversion).
+    """
+    check_capacity(provider.uuid, inventory, allow_reserved_equal_total)
+    name = inventory.resource_class
+    replace_inventories(conn, provider, dict(current, **{name: inventory}),
+                        True)
+    return fetch_inventories(conn, provider.id)[name]
+
+
 @_race_as_conflict
 @db_api.retry_on_deadlock
 def add_inventory(ctx, provider_uuid, inventory,
@@ -300,11 +314,8 @@ def add_inventory(ctx, provider_uuid, inventory,
         if name in current:
             raise exception.InventoryExists(resource_class=name,
                                             uuid=provider_uuid)
-        check_capacity(provider_uuid, inventory, allow_reserved_equal_total)
-        # The other classes were valid when written; only check this one.
-        replace_inventories(conn, provider, dict(current, **{name: inventory}),
-                            True)
-        return generation, fetch_inventories(conn, provider.id)[name]
+        return generation, _write_one(conn, provider, current, inventory,
+                                      allow_reserved_equal_total)
 
 
 @_race_as_conflict
@@ -326,10 +337,8 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
         if name not in current:
             raise exception.InventoryNotFound(resource_class=name,
                                               uuid=provider_uuid)
-        check_capacity(provider_uuid, inventory, allow_reserved_equal_total)
-        replace_inventories(conn, provider, dict(current, **{name: inventory}),
-                            True)
-        return generation, fetch_inventories(conn, provider.id)[name]
+        return generation, _write_one(conn, provider, current, inventory,
+                                      allow_reserved_equal_total)
 
 
 @_race_as_conflict
