@@ -99,8 +99,9 @@ def select_traits_stmt(tfilter):
     if tfilter.names is not None:
         stmt = stmt.where(trait.c.name.in_(sorted(tfilter.names)))
     if tfilter.prefix is not None:
-        stmt = stmt.where(trait.c.name.startswith(tfilter.prefix,
-                                                  autoescape=True))
+        # A plain LIKE, as upstream: '%' and '_' in the prefix are
+        # wildcards (startswith:HW%AVX512 matches HW_CPU_X86_AVX512CD).
+        stmt = stmt.where(trait.c.name.like(tfilter.prefix + '%'))
     if tfilter.associated is not None:
         rpt = models.resource_provider_traits
         linked = sa.exists(sa.select(sa.literal(1)).select_from(rpt)
