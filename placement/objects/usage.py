@@ -11,7 +11,6 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
-from placement.objects import _sql
 from placement.objects import resource_provider as rp_obj
 
 ALL = 'all'
@@ -21,25 +20,28 @@ UNKNOWN = 'unknown'
 def select_provider_usages_stmt(provider_id):
     """Every class the provider has inventory of, with its usage or 0.
 
-    SELECT rc.name, COALESCE(usage.used, 0) FROM inventories inv
+    SELECT rc.name, COALESCE(SUM(a.used), 0) FROM inventories inv
     JOIN resource_classes rc ON rc.id = inv.resource_class_id
-    LEFT JOIN (SELECT resource_provider_id, resource_class_id, SUM(used)
-               FROM allocations GROUP BY 1, 2) usage
-      ON usage.resource_provider_id = inv.resource_provider_id
-     AND usage.resource_class_id = inv.resource_class_id
-    WHERE inv.resource_provider_id = :id
+    LEFT JOIN allocations a
+      ON a.resource_provider_id = inv.resource_provider_id
+     AND a.resource_class_id = inv.resource_class_id
+    WHERE inv.resource_provider_id = :id GROUP BY rc.name
+
+    The join is on (provider, class), which the allocations index
+    (resource_provider_id, resource_class_id, used) covers.
     """
     inv = models.inventories
     rc = models.resource_classes
-    usage = _sql.usage_subquery()
+    alloc = models.allocations
     return sa.select(
-        rc.c.name, sa.func.coalesce(usage.c.used, 0).label('used'),
+        rc.c.name, sa.func.coalesce(sa.func.sum(alloc.c.used), 0)
+        .label('used'),
     ).select_from(
         inv.join(rc, rc.c.id == inv.c.resource_class_id)
-        .outerjoin(usage, sa.and_(
-            usage.c.resource_provider_id == inv.c.resource_provider_id,
-            usage.c.resource_class_id == inv.c.resource_class_id))
-    ).where(inv.c.resource_provider_id == provider_id)
+        .outerjoin(alloc, sa.and_(
+            alloc.c.resource_provider_id == inv.c.resource_provider_id,
+            alloc.c.resource_class_id == inv.c.resource_class_id))
+    ).where(inv.c.resource_provider_id == provider_id).group_by(rc.c.name)
 
 
 def get_provider_usages(ctx, provider_uuid):
