@@ -169,8 +169,9 @@ def replace_inventories(conn, provider, inventories,
     """
     for inv in inventories.values():
         check_capacity(provider.uuid, inv, allow_reserved_equal_total)
-    class_ids = rc_obj.fetch_ids_by_name(conn, inventories)
     existing = fetch_inventories(conn, provider.id)
+    class_ids = rc_obj.fetch_ids_by_name(conn,
+                                         set(inventories) | set(existing))
     usages = fetch_usages(conn, provider.id)
     removed = sorted(set(existing) - set(inventories))
     in_use = [name for name in removed if usages.get(name, 0) > 0]
@@ -179,9 +180,7 @@ def replace_inventories(conn, provider, inventories,
                                        uuid=provider.uuid)
     _warn_on_overuse(provider.uuid, inventories, usages)
     now = _sql.utcnow()
-    if removed:
-        _delete_rows(conn, provider.id,
-                     rc_obj.fetch_ids_by_name(conn, removed).values())
+    _delete_rows(conn, provider.id, [class_ids[name] for name in removed])
     for name in sorted(set(inventories) & set(existing)):
         _update_row(conn, provider.id, class_ids[name], inventories[name],
                     now)
