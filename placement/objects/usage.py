@@ -142,7 +142,9 @@ def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
 
     groups = collections.defaultdict(collections.Counter)
     for type_name, count in count_rows:
-        groups[key(type_name)]['consumer_count'] += int(count)
+        if count:
+            # An ungrouped COUNT answers one row even when it counted 0.
+            groups[key(type_name)]['consumer_count'] += int(count)
     for type_name, name, used in usage_rows:
         groups[key(type_name)][name] += int(used)
     return {type_name: dict(values) for type_name, values in groups.items()}

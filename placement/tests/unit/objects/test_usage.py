@@ -123,3 +123,10 @@ class TestUsageQueries(unittest.TestCase):
                          grouped('INSTANCE'))
         self.assertEqual({}, grouped('INSTANCE', 'u2'))
         self.assertEqual({}, grouped('OTHER'))
+
+
+class TestGroupUsagesZeroCount(unittest.TestCase):
+
+    def test_a_zero_count_makes_no_group(self):
+        self.assertEqual({}, usage_obj.group_usages([], [(None, 0)], True,
+                                                    'all'))
