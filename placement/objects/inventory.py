@@ -173,7 +173,9 @@ def replace_inventories(conn, provider, inventories,
     class_ids = rc_obj.fetch_ids_by_name(conn,
                                          set(inventories) | set(existing))
     usages = fetch_usages(conn, provider.id)
-    removed = sorted(set(existing) - set(inventories))
+    # Class id order: standard classes in library order, as upstream
+    # names them ('VCPU, MEMORY_MB').
+    removed = sorted(set(existing) - set(inventories), key=class_ids.get)
     in_use = [name for name in removed if usages.get(name, 0) > 0]
     if in_use:
         raise exception.InventoryInUse(resource_classes=', '.join(in_use),
