@@ -193,8 +193,10 @@ def delete_traits_for_resource_provider(req):
     try:
         trait_obj.set_provider_traits(
             ctx, util.wsgi_path_item(req.environ, 'uuid'), [], None)
-    except exception.ConcurrentUpdateDetected as exc:
-        raise util.http_error(webob.exc.HTTPConflict, str(exc),
-                              code=errors.CONCURRENT_UPDATE)
+    except exception.ConcurrentUpdateDetected:
+        raise util.http_error(
+            webob.exc.HTTPConflict,
+            exception.ConcurrentUpdateDetected.msg_fmt,
+            code=errors.CONCURRENT_UPDATE)
     return util.empty_response(req, mv)
 

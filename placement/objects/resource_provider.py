@@ -195,7 +195,7 @@ def create_provider(ctx, uuid: str, name: str,
         with db_api.transaction(ctx) as conn:
             parent = None
             if parent_uuid is not None:
-                parent = _fetch_parent(conn, parent_uuid, _create_error)
+                parent = _fetch_parent(conn, parent_uuid)
             _check_unique(conn, uuid, name)
             _insert_provider(conn, uuid, name, parent)
             return fetch_provider(conn, uuid)
@@ -203,7 +203,7 @@ def create_provider(ctx, uuid: str, name: str,
         raise _translate_duplicate(exc, uuid, name)
 
 
-def _fetch_parent(conn, parent_uuid, error):
+def _fetch_parent(conn, parent_uuid):
     try:
         return fetch_provider(conn, parent_uuid)
     except exception.ResourceProviderNotFound:
@@ -270,12 +270,26 @@ def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[Provider]:
 
 
 # --- update ---------------------------------------------------------------
+#
+# A move reads the tree with locking reads only (FOR UPDATE): on MariaDB
+# at REPEATABLE READ a plain SELECT would read the transaction's snapshot
+# and miss a move committed while this one waited for its locks.
+
+def fetch_tree_row(conn, uuid):
+    """(id, parent_provider_id, root_provider_id) of one provider, locked
+    FOR UPDATE; None when there is no such provider."""
+    rp = models.resource_providers
+    return conn.execute(
+        sa.select(rp.c.id, rp.c.parent_provider_id, rp.c.root_provider_id)
+        .where(rp.c.uuid == uuid).with_for_update()).first()
+
 
 def fetch_tree_links(conn, root_id) -> dict:
-    """{provider id: parent id} for every provider of one tree."""
+    """{provider id: parent id} for every provider of one tree, locked."""
     rp = models.resource_providers
     rows = conn.execute(sa.select(rp.c.id, rp.c.parent_provider_id)
-                        .where(rp.c.root_provider_id == root_id))
+                        .where(rp.c.root_provider_id == root_id)
+                        .order_by(rp.c.id).with_for_update())
     return {row.id: row.parent_provider_id for row in rows}
 
 
@@ -293,38 +307,71 @@ def subtree_ids(links, top_id) -> set:
     return found
 
 
-def _new_parent(conn, provider, parent_uuid, allow_reparenting):
-    """The new parent Provider (or None) after the parent rules."""
+def lock_trees(conn, uuids) -> None:
+    """Lock every provider of the trees holding ``uuids`` (FOR UPDATE).
+
+    SELECT rp.id FROM resource_providers rp
+    WHERE rp.root_provider_id IN (SELECT member.root_provider_id
+        FROM resource_providers member WHERE member.uuid IN (:uuids))
+    ORDER BY rp.id FOR UPDATE
+
+    Run first in a move, so that two moves touching the same trees take
+    turns (or deadlock and retry) and each loop check sees the other's
+    result: without it, A under B's child and B under A's child at once
+    would make a cycle. A no-op on SQLite, which serializes writers.
+    """
+    rp = models.resource_providers
+    member = rp.alias('member')
+    roots = sa.select(member.c.root_provider_id).where(
+        member.c.uuid.in_(sorted(set(uuids))))
+    conn.execute(sa.select(rp.c.id)
+                 .where(rp.c.root_provider_id.in_(roots))
+                 .order_by(rp.c.id).with_for_update()).all()
+
+
+def _new_parent(conn, me, parent_uuid, allow_reparenting):
+    """The new parent's tree row (or None) after the parent rules."""
     if parent_uuid is None:
-        if provider.parent_provider_id is not None and not allow_reparenting:
+        if me.parent_provider_id is not None and not allow_reparenting:
             raise _update_error(
                 'un-parenting a provider is not currently allowed.')
         return None
-    parent = _fetch_parent(conn, parent_uuid, _update_error)
-    if (provider.parent_provider_id not in (None, parent.id)
+    parent = fetch_tree_row(conn, parent_uuid)
+    if parent is None:
+        # Upstream words this one as a 'create' failure on update too.
+        raise _create_error('parent provider UUID does not exist.')
+    if (me.parent_provider_id not in (None, parent.id)
             and not allow_reparenting):
         raise _update_error(
             're-parenting a provider is not currently allowed.')
-    links = fetch_tree_links(conn, provider.root_provider_id)
-    if parent.id in subtree_ids(links, provider.id):
-        raise _update_error(
-            'creating loop in the provider tree is not allowed.')
     return parent
 
 
-def _move(conn, provider, parent):
-    """Hang ``provider`` under ``parent`` (None: make it a root); the
-    whole subtree gets the new root.
+def _move(conn, me, parent):
+    """Hang ``me`` under ``parent`` (None: make it a root); the whole
+    subtree gets the new root. Raise on a loop.
     """
     rp = models.resource_providers
-    new_root_id = parent.root_provider_id if parent else provider.id
-    moved = subtree_ids(fetch_tree_links(conn, provider.root_provider_id),
-                        provider.id)
-    conn.execute(rp.update().where(rp.c.id == provider.id).values(
+    moved = subtree_ids(fetch_tree_links(conn, me.root_provider_id), me.id)
+    if parent is not None and parent.id in moved:
+        raise _update_error(
+            'creating loop in the provider tree is not allowed.')
+    new_root_id = parent.root_provider_id if parent else me.id
+    conn.execute(rp.update().where(rp.c.id == me.id).values(
         parent_provider_id=parent.id if parent else None))
-    if new_root_id != provider.root_provider_id:
+    if new_root_id != me.root_provider_id:
         conn.execute(rp.update().where(rp.c.id.in_(sorted(moved)))
                      .values(root_provider_id=new_root_id))
+
+
+def _reparent(conn, uuid, parent_uuid, allow_reparenting):
+    lock_trees(conn, [uuid, parent_uuid or uuid])
+    me = fetch_tree_row(conn, uuid)
+    if me is None:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    parent = _new_parent(conn, me, parent_uuid, allow_reparenting)
+    if parent is not None or me.parent_provider_id is not None:
+        _move(conn, me, parent)
 
 
 @db_api.retry_on_deadlock
@@ -338,12 +385,9 @@ def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
     """
     try:
         with db_api.transaction(ctx) as conn:
-            provider = fetch_provider(conn, uuid)
             if parent_uuid is not UNSET:
-                parent = _new_parent(conn, provider, parent_uuid,
-                                     allow_reparenting)
-                if parent_uuid is not None or provider.parent_provider_id:
-                    _move(conn, provider, parent)
+                _reparent(conn, uuid, parent_uuid, allow_reparenting)
+            provider = fetch_provider(conn, uuid)
             _check_unique(conn, None, name, exclude_id=provider.id)
             rp = models.resource_providers
             conn.execute(rp.update().where(rp.c.id == provider.id).values(

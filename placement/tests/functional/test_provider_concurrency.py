@@ -43,6 +43,15 @@ def _backend(name):
     return None
 
 
+def _send(app, method, path, body=None):
+    """One request through the WSGI app in-process: (status, text)."""
+    req = webob.Request.blank(path, method=method, headers=HEADERS)
+    if body is not None:
+        req.body = json.dumps(body).encode('utf-8')
+    resp = req.get_response(app)
+    return resp.status_int, resp.text
+
+
 def _trait(writer, attempt):
     return 'CUSTOM_W%d_A%d' % (writer, attempt)
 
@@ -115,11 +124,7 @@ class _ConcurrencyBase:
                 self.assertEqual(201, status)
 
     def _send(self, method, path, body=None):
-        req = webob.Request.blank(path, method=method, headers=HEADERS)
-        if body is not None:
-            req.body = json.dumps(body).encode('utf-8')
-        resp = req.get_response(self.placement.app)
-        return resp.status_int, resp.text
+        return _send(self.placement.app, method, path, body)
 
     def _set_isolation(self, level):
         if not hasattr(self, '_base_writer'):
@@ -186,4 +191,80 @@ class MySQLProviderConcurrencyTest(_ConcurrencyBase, unittest.TestCase):
 
 
 class PostgreSQLProviderConcurrencyTest(_ConcurrencyBase, unittest.TestCase):
+    backend_name = 'postgresql'
+
+
+class _MoveBase:
+    """Crossing re-parents at 1.37 never build a cycle."""
+    backend_name = None
+    ROUNDS = 5
+
+    def setUp(self):
+        super().setUp()
+        self.backend = _backend(self.backend_name)
+        if self.backend is None:
+            self.skipTest('%s is not available' % self.backend_name)
+        self.placement = app_fixture.PlacementApp(self.backend)
+        self.addCleanup(self.placement.cleanup)
+
+    def _send(self, method, path, body=None):
+        return _send(self.placement.app, method, path, body)
+
+    def _create(self, name, parent=None):
+        rp_uuid = str(uuid.uuid4())
+        body = {'name': '%s-%s' % (name, rp_uuid[:8]), 'uuid': rp_uuid}
+        if parent:
+            body['parent_provider_uuid'] = parent
+        status, text = self._send('POST', '/resource_providers', body)
+        self.assertEqual(200, status, text)
+        return rp_uuid, body['name']
+
+    def _move(self, provider, name, parent, results, barrier):
+        barrier.wait()
+        results.append(self._send(
+            'PUT', '/resource_providers/%s' % provider,
+            {'name': name, 'parent_provider_uuid': parent}))
+
+    def _assert_forest(self, uuids):
+        """Every parent chain ends at a root, which is the reported root."""
+        shown = {}
+        for rp_uuid in uuids:
+            _, text = self._send('GET', '/resource_providers/%s' % rp_uuid)
+            shown[rp_uuid] = json.loads(text)
+        for start in uuids:
+            seen, current = [], start
+            while shown[current]['parent_provider_uuid'] is not None:
+                self.assertNotIn(current, seen, 'cycle through %s' % start)
+                seen.append(current)
+                current = shown[current]['parent_provider_uuid']
+            self.assertEqual(current, shown[start]['root_provider_uuid'])
+
+    def test_crossing_moves_never_make_a_cycle(self):
+        for _ in range(self.ROUNDS):
+            (top_a, name_a), (top_b, name_b) = (self._create('a'),
+                                                self._create('b'))
+            child_a, _ = self._create('a1', top_a)
+            child_b, _ = self._create('b1', top_b)
+            results = []
+            barrier = threading.Barrier(2)
+            threads = [
+                threading.Thread(target=self._move, args=(
+                    top_a, name_a, child_b, results, barrier)),
+                threading.Thread(target=self._move, args=(
+                    top_b, name_b, child_a, results, barrier)),
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            statuses = sorted(status for status, _ in results)
+            self.assertEqual([200, 400], statuses, results)
+            self._assert_forest([top_a, top_b, child_a, child_b])
+
+
+class MySQLMoveTest(_MoveBase, unittest.TestCase):
+    backend_name = 'mysql'
+
+
+class PostgreSQLMoveTest(_MoveBase, unittest.TestCase):
     backend_name = 'postgresql'
