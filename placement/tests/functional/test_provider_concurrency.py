@@ -268,3 +268,56 @@ class MySQLMoveTest(_MoveBase, unittest.TestCase):
 
 class PostgreSQLMoveTest(_MoveBase, unittest.TestCase):
     backend_name = 'postgresql'
+
+
+class _NewAggregateBase:
+    """Providers joining the same brand-new aggregate at once all succeed:
+    the losers of the aggregate-row race retry and find it."""
+    backend_name = None
+    PROVIDERS = 8
+
+    def setUp(self):
+        super().setUp()
+        self.backend = _backend(self.backend_name)
+        if self.backend is None:
+            self.skipTest('%s is not available' % self.backend_name)
+        self.placement = app_fixture.PlacementApp(self.backend)
+        self.addCleanup(self.placement.cleanup)
+
+    def test_joining_one_new_aggregate_at_once(self):
+        rp_uuids = [str(uuid.uuid4()) for _ in range(self.PROVIDERS)]
+        for rp_uuid in rp_uuids:
+            rp_obj.create_provider(self.placement.db, rp_uuid,
+                                   'join-%s' % rp_uuid[:8])
+        agg_uuid = str(uuid.uuid4())
+        barrier = threading.Barrier(self.PROVIDERS)
+        results = []
+
+        def join(rp_uuid):
+            barrier.wait()
+            results.append(_send(
+                self.placement.app, 'PUT',
+                '/resource_providers/%s/aggregates' % rp_uuid,
+                {'aggregates': [agg_uuid],
+                 'resource_provider_generation': 0}))
+
+        threads = [threading.Thread(target=join, args=(rp_uuid,))
+                   for rp_uuid in rp_uuids]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual([200] * self.PROVIDERS,
+                         [status for status, _ in results], results)
+        _, text = _send(self.placement.app, 'GET',
+                        '/resource_providers?member_of=%s' % agg_uuid)
+        self.assertEqual(self.PROVIDERS,
+                         len(json.loads(text)['resource_providers']))
+
+
+class MySQLNewAggregateTest(_NewAggregateBase, unittest.TestCase):
+    backend_name = 'mysql'
+
+
+class PostgreSQLNewAggregateTest(_NewAggregateBase, unittest.TestCase):
+    backend_name = 'postgresql'
