@@ -98,6 +98,8 @@ def update_resource_class(req):
     data = util.extract_json(req.body, schema.PUT_RESOURCE_CLASS_V1_2)
     try:
         rc = rc_obj.rename(ctx, name, data['name'])
+    except exception.ConcurrentUpdateDetected as exc:
+        raise _conflict(exc)
     except exception.ResourceClassCannotUpdateStandard as exc:
         raise util.http_error(webob.exc.HTTPBadRequest, str(exc))
     except exception.ResourceClassExists:
