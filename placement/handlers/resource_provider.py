@@ -209,6 +209,21 @@ def update_resource_provider(req):
                               modified=_modified(provider))
 
 
+# Why a delete is refused, and the error code each reason carries.
+_DELETE_CONFLICT_CODES = (
+    (exception.CannotDeleteParentResourceProvider,
+     errors.PROVIDER_CANNOT_DELETE_PARENT),
+    (exception.ResourceProviderInUse, errors.PROVIDER_IN_USE),
+    (exception.ConcurrentUpdateDetected, errors.CONCURRENT_UPDATE),
+)
+
+
+def _delete_conflict(exc):
+    code = next(code for kind, code in _DELETE_CONFLICT_CODES
+                if isinstance(exc, kind))
+    return util.http_error(webob.exc.HTTPConflict, str(exc), code=code)
+
+
 @wsgi_wrapper.PlacementWsgify
 def delete_resource_provider(req):
     """DELETE /resource_providers/{uuid}: leaves without allocations."""
@@ -221,13 +236,6 @@ def delete_resource_provider(req):
     except exception.ResourceProviderNotFound:
         raise webob.exc.HTTPNotFound(
             'No resource provider with uuid %s found for delete' % uuid)
-    except exception.CannotDeleteParentResourceProvider as exc:
-        raise util.http_error(webob.exc.HTTPConflict, str(exc),
-                              code=errors.PROVIDER_CANNOT_DELETE_PARENT)
-    except exception.ResourceProviderInUse as exc:
-        raise util.http_error(webob.exc.HTTPConflict, str(exc),
-                              code=errors.PROVIDER_IN_USE)
-    except exception.ConcurrentUpdateDetected as exc:
-        raise util.http_error(webob.exc.HTTPConflict, str(exc),
-                              code=errors.CONCURRENT_UPDATE)
+    except tuple(kind for kind, _ in _DELETE_CONFLICT_CODES) as exc:
+        raise _delete_conflict(exc)
     return util.empty_response(req, mv)
