@@ -33,7 +33,6 @@ from placement.db import models
 from placement import exception
 from placement.objects import _sql
 from placement.objects import consumer as consumer_obj
-from placement.objects import resource_class
 from placement.objects import resource_provider
 from placement.solver import model
 
@@ -238,21 +237,19 @@ def write_allocations(conn, requests) -> None:
     Raise ResourceProviderGenerationConflict when a provider changed
     since its generation was read (the caller must roll back).
     """
-    uuids = [request.consumer_uuid for request in requests]
-    consumers = consumer_obj.fetch_consumers_by_uuid(conn, uuids)
+    consumers, old_rows = _fetch_consumers(
+        conn, [request.consumer_uuid for request in requests])
     check_consumer_generations(requests, consumers)
-    old_rows = _fetch_allocation_rows(conn, uuids)
-    class_ids = resource_class.fetch_ids_by_name(
-        conn, {rc for request in requests for _, rc, _ in request.resources})
+    names = _fetch_names(conn, requests)
     providers = _fetch_generations(
         conn, {rp for request in requests for rp, _, _ in request.resources},
         {row.resource_provider_id for row in old_rows})
-    demands = _demands(requests, providers, class_ids)
+    demands = _demands(requests, providers, names.classes)
     stock = _fetch_stock(conn, {rp_id for rp_id, _ in demands})
     _discount(stock, old_rows)
-    check_capacity(demands, stock, providers, class_ids)
-    _write_consumers(conn, requests, consumers)
-    _replace_rows(conn, old_rows, requests, providers, class_ids)
+    check_capacity(demands, stock, providers, names.classes)
+    _write_consumers(conn, requests, consumers, names)
+    _replace_rows(conn, old_rows, requests, providers, names.classes)
     for rp_id in sorted(providers):
         resource_provider.bump_generation(
             conn, rp_id, providers[rp_id].generation)
@@ -272,12 +269,72 @@ def check_consumer_generations(requests, consumers) -> None:
                     request.consumer_generation))
 
 
-def _fetch_allocation_rows(conn, consumer_uuids):
+def select_consumers_with_allocations_stmt():
+    """Consumers (by uuid) with each of their allocation rows.
+
+    SELECT c.*, p.external_id, u.external_id, ct.name,
+           a.id, a.resource_provider_id, a.resource_class_id, a.used
+    FROM consumers c JOIN projects p ... JOIN users u ...
+    LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
+    LEFT JOIN allocations a ON a.consumer_id = c.uuid
+    WHERE c.uuid IN (:uuids)
+
+    Allocations always have their consumer row (both are written in one
+    transaction; the online data migration made rows for older ones).
+    """
+    c = models.consumers
     a = models.allocations
-    return list(conn.execute(
-        sa.select(a.c.id, a.c.resource_provider_id, a.c.resource_class_id,
-                  a.c.used)
-        .where(a.c.consumer_id.in_(sorted(set(consumer_uuids))))))
+    consumers = consumer_obj.select_consumers_stmt().subquery('c')
+    return sa.select(
+        consumers, a.c.id.label('allocation_id'),
+        a.c.resource_provider_id, a.c.resource_class_id, a.c.used,
+    ).select_from(consumers.outerjoin(
+        a, a.c.consumer_id == consumers.c.uuid)).where(
+        consumers.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+
+
+_CONSUMERS_WITH_ALLOCATIONS = select_consumers_with_allocations_stmt()
+
+
+@dataclasses.dataclass(frozen=True)
+class _OldRow:
+    id: int
+    resource_provider_id: int
+    resource_class_id: int
+    used: int
+
+
+def _fetch_consumers(conn, consumer_uuids):
+    """({uuid: Consumer}, [_OldRow]) for the consumers being written."""
+    consumers = {}
+    old_rows = []
+    for row in conn.execute(_CONSUMERS_WITH_ALLOCATIONS,
+                            {'uuids': sorted(set(consumer_uuids))}):
+        if row.uuid not in consumers:
+            consumers[row.uuid] = consumer_obj.consumer_from_row(row)
+        if row.allocation_id is not None:
+            old_rows.append(_OldRow(row.allocation_id,
+                                    row.resource_provider_id,
+                                    row.resource_class_id, row.used))
+    return consumers, old_rows
+
+
+def _fetch_names(conn, requests) -> consumer_obj.Names:
+    """Ids of the classes, projects, users and types of the requests.
+
+    Raise ResourceClassNotFound for an unknown class.
+    """
+    classes = {rc for request in requests for _, rc, _ in request.resources}
+    names = consumer_obj.fetch_names(
+        conn, classes,
+        {request.project_id for request in requests},
+        {request.user_id for request in requests},
+        {request.consumer_type for request in requests
+         if request.consumer_type})
+    missing = sorted(classes - set(names.classes))
+    if missing:
+        raise exception.ResourceClassNotFound(name=missing[0])
+    return names
 
 
 @dataclasses.dataclass(frozen=True)
@@ -286,21 +343,28 @@ class _Seen:
     generation: int
 
 
+def select_generations_stmt():
+    """SELECT id, uuid, generation FROM resource_providers
+    WHERE uuid IN (:uuids) OR id IN (:ids)
+    """
+    rp = models.resource_providers
+    return sa.select(rp.c.id, rp.c.uuid, rp.c.generation).where(sa.or_(
+        rp.c.uuid.in_(sa.bindparam('uuids', expanding=True)),
+        rp.c.id.in_(sa.bindparam('ids', expanding=True))))
+
+
+_GENERATIONS = select_generations_stmt()
+
+
 def _fetch_generations(conn, uuids, ids) -> typing.Dict[int, _Seen]:
     """{id: _Seen} of providers named by uuid or id.
 
     Raise AllocationProviderNotFound for an unknown uuid.
     """
-    rp = models.resource_providers
-    clauses = []
-    if uuids:
-        clauses.append(rp.c.uuid.in_(sorted(uuids)))
-    if ids:
-        clauses.append(rp.c.id.in_(sorted(ids)))
-    if not clauses:
+    if not uuids and not ids:
         return {}
-    rows = conn.execute(sa.select(rp.c.id, rp.c.uuid, rp.c.generation)
-                        .where(sa.or_(*clauses)))
+    rows = conn.execute(_GENERATIONS, {'uuids': sorted(uuids),
+                                       'ids': sorted(ids)})
     found = {row.id: _Seen(row.uuid, row.generation or 0) for row in rows}
     missing = sorted(set(uuids) - {seen.uuid for seen in found.values()})
     if missing:
@@ -318,36 +382,51 @@ def _demands(requests, providers, class_ids):
     return dict(demands)
 
 
-def _fetch_stock(conn, provider_ids) -> typing.Dict[tuple, _Stock]:
-    """{(rp_id, rc_id): _Stock} with the usage of all current allocations.
+def select_stock_stmt():
+    """Inventories of some providers with what is used of each.
 
-    SELECT resource_provider_id, resource_class_id, SUM(used)
-    FROM allocations WHERE resource_provider_id IN (...)
-    GROUP BY resource_provider_id, resource_class_id
+    SELECT inv.resource_provider_id, inv.resource_class_id, inv.total, ...,
+           COALESCE(usage.used, 0) AS used
+    FROM inventories inv
+    LEFT JOIN (SELECT resource_provider_id, resource_class_id,
+                      SUM(used) AS used
+               FROM allocations WHERE resource_provider_id IN (:ids)
+               GROUP BY resource_provider_id, resource_class_id) usage
+      ON usage.resource_provider_id = inv.resource_provider_id
+     AND usage.resource_class_id = inv.resource_class_id
+    WHERE inv.resource_provider_id IN (:ids)
     """
-    if not provider_ids:
-        return {}
     inv = models.inventories
     a = models.allocations
-    ids = sorted(provider_ids)
-    stock = {}
-    for row in conn.execute(sa.select(
-            inv.c.resource_provider_id, inv.c.resource_class_id,
-            inv.c.total, inv.c.reserved, inv.c.min_unit, inv.c.max_unit,
-            inv.c.step_size, inv.c.allocation_ratio)
-            .where(inv.c.resource_provider_id.in_(ids))):
-        stock[(row.resource_provider_id, row.resource_class_id)] = _Stock(
+    ids = sa.bindparam('ids', expanding=True)
+    usage = sa.select(
+        a.c.resource_provider_id, a.c.resource_class_id,
+        sa.func.sum(a.c.used).label('used'),
+    ).where(a.c.resource_provider_id.in_(ids)).group_by(
+        a.c.resource_provider_id, a.c.resource_class_id).subquery('usage')
+    return sa.select(
+        inv.c.resource_provider_id, inv.c.resource_class_id,
+        inv.c.total, inv.c.reserved, inv.c.min_unit, inv.c.max_unit,
+        inv.c.step_size, inv.c.allocation_ratio,
+        sa.func.coalesce(usage.c.used, 0).label('used'),
+    ).select_from(inv.outerjoin(usage, sa.and_(
+        usage.c.resource_provider_id == inv.c.resource_provider_id,
+        usage.c.resource_class_id == inv.c.resource_class_id,
+    ))).where(inv.c.resource_provider_id.in_(ids))
+
+
+_STOCK = select_stock_stmt()
+
+
+def _fetch_stock(conn, provider_ids) -> typing.Dict[tuple, _Stock]:
+    """{(rp_id, rc_id): _Stock} with the usage of all current allocations."""
+    if not provider_ids:
+        return {}
+    return {
+        (row.resource_provider_id, row.resource_class_id): _Stock(
             row.total, row.reserved, row.min_unit, row.max_unit,
-            row.step_size, row.allocation_ratio)
-    for row in conn.execute(
-            sa.select(a.c.resource_provider_id, a.c.resource_class_id,
-                      sa.func.sum(a.c.used).label('used'))
-            .where(a.c.resource_provider_id.in_(ids))
-            .group_by(a.c.resource_provider_id, a.c.resource_class_id)):
-        key = (row.resource_provider_id, row.resource_class_id)
-        if key in stock:
-            stock[key] = dataclasses.replace(stock[key], used=int(row.used))
-    return stock
+            row.step_size, row.allocation_ratio, int(row.used))
+        for row in conn.execute(_STOCK, {'ids': sorted(provider_ids)})}
 
 
 def _discount(stock, old_rows) -> None:
@@ -391,15 +470,13 @@ def check_capacity(demands, stock, providers, class_ids) -> None:
                 "exceed the capacity." % names))
 
 
-def _write_consumers(conn, requests, consumers) -> None:
+def _write_consumers(conn, requests, consumers, names) -> None:
     """Create, update or delete the consumer row of each request."""
-    project_ids = consumer_obj.ensure_projects(
-        conn, {request.project_id for request in requests})
-    user_ids = consumer_obj.ensure_users(
-        conn, {request.user_id for request in requests})
-    type_ids = consumer_obj.ensure_consumer_types(
-        conn, {request.consumer_type for request in requests
-               if request.consumer_type})
+    owners = consumer_obj.ensure_owners(
+        conn, names, {request.project_id for request in requests},
+        {request.user_id for request in requests},
+        {request.consumer_type for request in requests
+         if request.consumer_type})
     for request in requests:
         existing = consumers.get(request.consumer_uuid)
         if not request.resources:
@@ -408,9 +485,9 @@ def _write_consumers(conn, requests, consumers) -> None:
             continue
         write = consumer_obj.ConsumerWrite(
             uuid=request.consumer_uuid,
-            project_id=project_ids[request.project_id],
-            user_id=user_ids[request.user_id],
-            consumer_type_id=type_ids.get(request.consumer_type))
+            project_id=owners.projects[request.project_id],
+            user_id=owners.users[request.user_id],
+            consumer_type_id=owners.types.get(request.consumer_type))
         if existing:
             consumer_obj.update_consumer(conn, existing, write)
         else:

@@ -60,7 +60,7 @@ def select_consumers_stmt():
          .outerjoin(ct, ct.c.id == c.c.consumer_type_id))
 
 
-def _consumer_from_row(row) -> Consumer:
+def consumer_from_row(row) -> Consumer:
     return Consumer(
         id=row.id, uuid=row.uuid, project_id=row.project_external_id,
         user_id=row.user_external_id, generation=row.generation,
@@ -75,39 +75,95 @@ def fetch_consumers_by_uuid(conn, uuids) -> typing.Dict[str, Consumer]:
         return {}
     c = models.consumers
     rows = conn.execute(select_consumers_stmt().where(c.c.uuid.in_(uuids)))
-    return {row.uuid: _consumer_from_row(row) for row in rows}
+    return {row.uuid: consumer_from_row(row) for row in rows}
 
 
-def _ensure_names(conn, table, column, names) -> typing.Dict[str, int]:
-    """{name: id} for ``names`` in ``table``, inserting the missing ones."""
-    names = sorted(set(names))
-    if not names:
-        return {}
-    col = table.c[column]
-    found = {row[0]: row[1] for row in conn.execute(
-        sa.select(col, table.c.id).where(col.in_(names)))}
-    missing = [name for name in names if name not in found]
+# (kind, table, name column) of the rows an allocation write names.
+# Resource classes must exist; the others are created on demand.
+_NAMED = (
+    ('class', models.resource_classes, 'name'),
+    ('project', models.projects, 'external_id'),
+    ('user', models.users, 'external_id'),
+    ('type', models.consumer_types, 'name'),
+)
+_CREATED_ON_DEMAND = _NAMED[1:]
+
+
+@dataclasses.dataclass(frozen=True)
+class Names:
+    """{name: internal id} of what an allocation write refers to."""
+    classes: typing.Dict[str, int]
+    projects: typing.Dict[str, int]
+    users: typing.Dict[str, int]
+    types: typing.Dict[str, int]
+
+
+def select_named_ids_stmt():
+    """All four lookups in one round trip (expanding binds, empty allowed).
+
+    SELECT 'class', name, id FROM resource_classes WHERE name IN (:class)
+    UNION ALL SELECT 'project', external_id, id FROM projects
+              WHERE external_id IN (:project)
+    UNION ALL SELECT 'user', external_id, id FROM users ...
+    UNION ALL SELECT 'type', name, id FROM consumer_types ...
+    """
+    return sa.union_all(*[
+        sa.select(sa.literal(kind, sa.String).label('kind'),
+                  sa.cast(table.c[column], sa.String(255)).label('name'),
+                  table.c.id)
+        .where(table.c[column].in_(sa.bindparam(kind, expanding=True)))
+        for kind, table, column in _NAMED])
+
+
+_NAMED_IDS = select_named_ids_stmt()
+
+
+def fetch_names(conn, classes, projects, users, types) -> Names:
+    """The ids of the named rows that exist (missing ones are absent)."""
+    wanted = {'class': classes, 'project': projects, 'user': users,
+              'type': types}
+    found = {kind: {} for kind in wanted}
+    if any(wanted.values()):
+        params = {kind: sorted(set(names)) for kind, names in wanted.items()}
+        for row in conn.execute(_NAMED_IDS, params):
+            found[row.kind][row.name] = row.id
+    return Names(found['class'], found['project'], found['user'],
+                 found['type'])
+
+
+def _fold(name):
+    return name.rstrip(' ').casefold()
+
+
+def _match_collation(wanted, found):
+    """Map names the database found under another spelling (MySQL's utf8
+    collation ignores case and trailing spaces) to that row, as an insert
+    of them would be a duplicate there."""
+    folded = {_fold(name): row_id for name, row_id in found.items()}
+    for name in set(wanted) - set(found):
+        if _fold(name) in folded:
+            found[name] = folded[_fold(name)]
+
+
+def ensure_owners(conn, names: Names, projects, users, types) -> Names:
+    """``names`` plus the projects, users and types it lacked, inserted.
+
+    An insert that loses a race raises DBDuplicateEntry: the caller
+    retries its whole transaction.
+    """
+    found = {'project': dict(names.projects), 'user': dict(names.users),
+             'type': dict(names.types)}
+    wanted = {'project': set(projects), 'user': set(users),
+              'type': set(types)}
     now = _sql.utcnow()
-    for name in missing:
-        result = conn.execute(table.insert().values(
-            {column: name, 'created_at': now}))
-        found[name] = result.inserted_primary_key[0]
-    return found
-
-
-def ensure_projects(conn, external_ids) -> typing.Dict[str, int]:
-    """{external project id: internal id}, creating missing projects."""
-    return _ensure_names(conn, models.projects, 'external_id', external_ids)
-
-
-def ensure_users(conn, external_ids) -> typing.Dict[str, int]:
-    """{external user id: internal id}, creating missing users."""
-    return _ensure_names(conn, models.users, 'external_id', external_ids)
-
-
-def ensure_consumer_types(conn, names) -> typing.Dict[str, int]:
-    """{type name: id}, creating missing consumer types."""
-    return _ensure_names(conn, models.consumer_types, 'name', names)
+    for kind, table, column in _CREATED_ON_DEMAND:
+        _match_collation(wanted[kind], found[kind])
+        for name in sorted(wanted[kind] - set(found[kind])):
+            result = conn.execute(table.insert().values(
+                {column: name, 'created_at': now}))
+            found[kind][name] = result.inserted_primary_key[0]
+    return Names(names.classes, found['project'], found['user'],
+                 found['type'])
 
 
 @dataclasses.dataclass(frozen=True)
