@@ -234,7 +234,17 @@ def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids):
     """The list query: every filter of ``pfilter`` as a WHERE clause.
 
     ``rc_ids`` maps the requested class names to ids, ``trait_ids`` the
-    trait names of ``pfilter.required``. Ordered by provider id.
+    trait names of ``pfilter.required``. Ordered by provider id:
+
+    <select_providers_stmt> WHERE rp.name = :name AND rp.uuid = :uuid
+      AND rp.root_provider_id = (SELECT root_provider_id ... :in_tree)
+      AND EXISTS (<fits :rc_id :amount>) ...          -- per class
+      AND EXISTS (<rp in any of :aggs>) ...           -- per member_of
+      AND NOT EXISTS (<rp in any of :forbidden aggs>)
+      AND EXISTS (<rp has :trait>) ...                -- per required
+      AND NOT EXISTS (<rp has any of :forbidden>)
+      AND EXISTS (<rp has any of :any_of>) ...        -- per in: group
+    ORDER BY rp.id
     """
     rp = models.resource_providers
     stmt = select_providers_stmt()
