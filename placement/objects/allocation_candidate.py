@@ -51,12 +51,20 @@ class _Lookups:
     """Ids of what the query names, and the sharing providers."""
 
     rc_ids: typing.Mapping[str, int]
+    class_names: typing.Mapping[int, str]
     trait_ids: typing.Mapping[str, int]
     agg_ids: typing.Mapping[str, int]
     sharing_ids: frozenset
     sharing_roots: frozenset
     sharing_aggs: typing.Mapping[int, frozenset]
     has_nested: bool
+
+    @property
+    def is_flat(self):
+        """Every tree is one provider and none shares: a candidate uses
+        its anchor alone, so tree-level SQL filters are exact.
+        """
+        return not self.has_nested and not self.sharing_ids
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,15 +115,27 @@ class _Seen:
 def _solve_in_chunks(conn, query, options, lookups):
     cap = order.cap(query.limit, options.max_candidates)
     seen, found, dedup = _Seen(), [], set()
+    solver_query = without_filters(query) if lookups.is_flat else query
     for roots in _chunks(conn, query, options, lookups, cap):
         snapshot = gather(conn, query, lookups, roots)
         count = None if cap is None else cap - len(found)
-        found += solver.solve(snapshot, query, options, dedup, count)
+        found += solver.solve(snapshot, solver_query, options, dedup, count)
         seen.providers.update(snapshot.providers)
         seen.inventories.update(snapshot.inventories)
         if cap is not None and len(found) >= cap:
             break
     return found, seen
+
+
+def without_filters(query):
+    """The query minus trait, aggregate and root filters, for a flat
+    deployment where SQL (tree_terms) already applied them exactly.
+    """
+    groups = tuple(dataclasses.replace(
+        group, traits=model.TraitFilter(),
+        aggregates=model.AggregateFilter()) for group in query.groups)
+    return dataclasses.replace(query, groups=groups,
+                               root_traits=model.TraitFilter())
 
 
 # --- lookups -------------------------------------------------------------
@@ -133,12 +153,11 @@ def _fetch_lookups(conn, query):
                                 sorted(sharing_ids))))
         for row in rows:
             sharing_aggs.setdefault(row[0], set()).add(row[1])
-    has_nested = False
-    if not query.nested_aware:
-        has_nested = conn.execute(
-            sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
-            .limit(1)).first() is not None
-    return _Lookups(rc_ids, trait_ids, agg_ids, frozenset(sharing_ids),
+    has_nested = conn.execute(
+        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
+        .limit(1)).first() is not None
+    return _Lookups(rc_ids, rc_obj.fetch_names_by_id(conn), trait_ids,
+                    agg_ids, frozenset(sharing_ids),
                     frozenset(sharing_roots),
                     {k: frozenset(v) for k, v in sharing_aggs.items()},
                     has_nested)
@@ -238,6 +257,8 @@ def tree_terms(query, lookups, root_column):
             [trait_ids[n] for n in query.root_traits.forbidden])))
     if lookups.sharing_ids:
         return terms
+    if lookups.is_flat:
+        terms += _forbidden_terms(query, lookups, root_column)
     for group in query.groups:
         wanted = [[trait_ids[n]] for n in sorted(group.traits.required)]
         wanted += [[trait_ids[n] for n in any_of]
@@ -248,6 +269,24 @@ def tree_terms(query, lookups, root_column):
         for any_of in group.aggregates.required:
             ids = [agg_ids[u] for u in any_of if u in agg_ids]
             terms.append(root_column.in_(
+                _roots_with(_RPA, _RPA.c.aggregate_id, ids)))
+    return terms
+
+
+def _forbidden_terms(query, lookups, root_column):
+    """Flat deployments only: no tree holding a forbidden trait or
+    aggregate of any group (its one provider would serve that group).
+    """
+    terms = []
+    for group in query.groups:
+        if group.traits.forbidden:
+            terms.append(root_column.notin_(_roots_with(
+                _RPT, _RPT.c.trait_id,
+                [lookups.trait_ids[n] for n in group.traits.forbidden])))
+        ids = [lookups.agg_ids[u] for u in group.aggregates.forbidden
+               if u in lookups.agg_ids]
+        if ids:
+            terms.append(root_column.notin_(
                 _roots_with(_RPA, _RPA.c.aggregate_id, ids)))
     return terms
 
@@ -314,7 +353,11 @@ def gather(conn, query, lookups, roots=_Roots()) -> model.Snapshot:
     """The Snapshot of one chunk of roots (plus every sharing provider)."""
     in_scope = _in_scope(query, lookups, roots)
     providers = _fetch_providers(conn, in_scope)
-    inventories = _fetch_inventories(conn, in_scope)
+    inventories = _fetch_inventories(conn, in_scope, lookups.class_names)
+    if lookups.is_flat:
+        return model.Snapshot(
+            providers=providers, inventories=inventories,
+            anchors=_anchors_of_chunk(roots, providers))
     traits = _fetch_named_links(conn, _RPT, _RPT.c.trait_id,
                                 lookups.trait_ids, in_scope)
     agg_ids = dict(lookups.agg_ids)
@@ -366,32 +409,31 @@ def _used_scalar(inv):
             .scalar_subquery())
 
 
-def _fetch_inventories(conn, in_scope):
+def _fetch_inventories(conn, in_scope, class_names):
     """{provider id: {class name: Inventory}} of the providers in scope,
     every class (the summaries need them all; the solver looks only at
     the classes asked for).
 
-    SELECT inv.resource_provider_id, rc.name, inv.total, ..., (<used>)
-    FROM inventories inv
+    SELECT inv.resource_provider_id, inv.resource_class_id, inv.total, ...,
+        (<used>) FROM inventories inv
     JOIN resource_providers rp ON rp.id = inv.resource_provider_id
-    JOIN resource_classes rc ON rc.id = inv.resource_class_id
     WHERE <in_scope>
     """
-    rc = models.resource_classes
-    stmt = (sa.select(_INV.c.resource_provider_id, rc.c.name, _INV.c.total,
-                      _INV.c.reserved, _INV.c.allocation_ratio,
-                      _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
+    stmt = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                      _INV.c.total, _INV.c.reserved,
+                      _INV.c.allocation_ratio, _INV.c.min_unit,
+                      _INV.c.max_unit, _INV.c.step_size,
                       _used_scalar(_INV).label('used'))
             .select_from(_INV.join(
-                _RP, _RP.c.id == _INV.c.resource_provider_id)
-                .join(rc, rc.c.id == _INV.c.resource_class_id))
+                _RP, _RP.c.id == _INV.c.resource_provider_id))
             .where(in_scope))
     inventories = {}
     capacity = model.capacity
-    for rp_id, name, total, reserved, ratio, low, high, step, used in (
+    for rp_id, rc_id, total, reserved, ratio, low, high, step, used in (
             conn.execute(stmt)):
-        inventories.setdefault(rp_id, {})[name] = model.Inventory(
-            capacity(total, reserved, ratio), int(used), low, high, step)
+        inventories.setdefault(rp_id, {})[class_names[rc_id]] = (
+            model.Inventory(capacity(total, reserved, ratio), int(used),
+                            low, high, step))
     return inventories
 
 

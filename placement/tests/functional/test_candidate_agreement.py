@@ -28,6 +28,7 @@ from placement.tests.unit.solver import oracle
 CLASSES = ('VCPU', 'MEMORY_MB', 'DISK_GB')
 TRAITS = ('CUSTOM_T1', 'CUSTOM_T2', 'CUSTOM_T3')
 AGGS = ('AGGA', 'AGGB')
+NESTING = float(os.environ.get("AGREEMENT_NESTING", .6))
 SCENARIOS = int(os.environ.get("AGREEMENT_SCENARIOS", 6))
 QUERIES = 12
 
@@ -36,7 +37,7 @@ def random_tree(rng, count):
     nodes, depth = [], {}
     for i in range(count):
         parents = [n.name for n in nodes if depth[n.name] < 2]
-        parent = rng.choice(parents) if parents and rng.random() < .6 \
+        parent = rng.choice(parents) if parents and rng.random() < NESTING \
             else None
         name = 'P%d' % i
         depth[name] = 0 if parent is None else depth[parent] + 1
@@ -46,7 +47,7 @@ def random_tree(rng, count):
                      for rc in rng.sample(CLASSES, rng.randint(0, 2))}
         used = {rc: 1 for rc in inventory if rng.random() < .2}
         traits = rng.sample(TRAITS, rng.randint(0, 2))
-        if parent is None and rng.random() < .25:
+        if parent is None and rng.random() < NESTING / 2.4:
             traits.append(ct.SHARES)
         nodes.append(ct.Node(name, parent, inventory, traits,
                              rng.sample(AGGS, rng.randint(0, 1)), used))
