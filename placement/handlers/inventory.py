@@ -24,12 +24,10 @@ _FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
 
 def _parse_inventory(resource_class, data):
     """An Inventory from a validated body dict; absent fields default."""
-    values = {field: data[field] for field in _FIELDS if field in data}
-    for field in _FIELDS[:-1]:
-        if field in values:
-            values[field] = int(values[field])
-    if 'allocation_ratio' in values:
-        values['allocation_ratio'] = float(values['allocation_ratio'])
+    # jsonschema's "integer" accepts 8.0: store and echo it as 8.
+    values = {field: (float(data[field]) if field == 'allocation_ratio'
+                      else int(data[field]))
+              for field in _FIELDS if field in data}
     return inv_obj.Inventory(resource_class=resource_class, **values)
 
 
@@ -84,8 +82,7 @@ def _write_errors(uuid, verb):
     ``verb`` is 'update' or 'create', as in the reference messages.
     """
     return {
-        exception.ResourceProviderGenerationConflict:
-            lambda exc: _conflict(str(exc)),
+        # Generation mismatches and lost races alike.
         exception.ConcurrentUpdateDetected: lambda exc: _conflict(str(exc)),
         exception.InvalidInventory: lambda exc: _bad_request(
             'Unable to %s inventory for resource provider %s: %s'
