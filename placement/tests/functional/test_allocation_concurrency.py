@@ -8,6 +8,10 @@ is stored, every failed claim left nothing (no allocation, consumer,
 project or user row) and nothing answered 5xx. Each backend runs at each
 isolation level it offers, since the write path must be safe at all.
 
+A reshape of four providers races claims on the one it reaches last: it
+either lands whole or leaves inventories, allocations and consumer
+generation exactly as they were.
+
 SQLite is skipped: it serializes writers and proves nothing here.
 """
 import contextlib
@@ -152,8 +156,8 @@ class _ConcurrencyBase:
 
     # --- sending ------------------------------------------------------------
 
-    def _send_in_process(self, method, path, body=None):
-        req = webob.Request.blank(path, method=method, headers=HEADERS)
+    def _send_in_process(self, method, path, body=None, headers=HEADERS):
+        req = webob.Request.blank(path, method=method, headers=headers)
         if body is not None:
             req.body = json.dumps(body).encode('utf-8')
         resp = req.get_response(self.placement.app)
@@ -264,12 +268,150 @@ class _ConcurrencyBase:
                           models.projects, models.users):
                 conn.execute(table.delete())
 
+    def test_reshape_is_all_or_nothing_under_racing_claims(self):
+        race = _ReshapeRace(self)
+        statuses = [race.run_round(round_)
+                    for round_ in range(RESHAPE_ROUNDS)]
+        # Each outcome is checked in run_round; both must have happened,
+        # and at least one conflict must have come from a compare-and-swap
+        # inside the batch (not from the up-front generation check).
+        self.assertIn(409, statuses)
+        self.assertIn(204, statuses)
+        self.assertTrue([text for text in race.conflicts
+                         if text and 'given:' not in text], race.conflicts)
+
     def test_worker_processes(self):
         with _uwsgi(self.placement.url) as port:
             def send(method, path, body=None):
                 return _http(port, method, path, body)
             results = self._storm(send)
             self._retry_a_failed_claim(send, results)
+
+
+RESHAPE_HEADERS = dict(HEADERS, **{'x-roles': 'admin,service'})
+RESHAPE_ROUNDS = 8
+
+
+class _ReshapeRace:
+    """A reshape of four providers racing claims on the last one.
+
+    Each round the reshape sets every provider's VCPU total to
+    100 + round and moves consumer X between the first two providers,
+    while claimers add 1 VCPU on the provider that sorts last (the one
+    the reshape reaches last), so some reshapes lose in mid-batch.
+    """
+
+    def __init__(self, test):
+        self.test = test
+        self.uuids = sorted(str(uuid.uuid4()) for _ in range(4))
+        self.consumer = str(uuid.uuid4())
+        self.conflicts = []
+        for rp_uuid in self.uuids:
+            status, body = test._send_in_process(
+                'POST', '/resource_providers',
+                {'name': 'reshape-%s' % rp_uuid, 'uuid': rp_uuid})
+            test.assertEqual(200, status, body)
+            status, body = test._send_in_process(
+                'PUT', '/resource_providers/%s/inventories' % rp_uuid,
+                {'resource_provider_generation': 0,
+                 'inventories': {'VCPU': {'total': 100}}})
+            test.assertEqual(200, status, body)
+        status, body = test._send_in_process(
+            'PUT', '/allocations/%s' % self.consumer,
+            claim_body(self.uuids[0], self.consumer))
+        test.assertEqual(204, status, body)
+
+    def _get(self, path):
+        status, body = self.test._send_in_process('GET', path)
+        self.test.assertEqual(200, status, body)
+        return json.loads(body)
+
+    def snapshot(self):
+        totals = {}
+        generations = {}
+        for rp_uuid in self.uuids:
+            body = self._get('/resource_providers/%s/inventories' % rp_uuid)
+            totals[rp_uuid] = body['inventories']['VCPU']['total']
+            generations[rp_uuid] = body['resource_provider_generation']
+        allocs = self._get('/allocations/%s' % self.consumer)
+        return totals, generations, allocs
+
+    def reshape_body(self, round_, generations, allocs):
+        target = self.uuids[round_ % 2]
+        return {
+            'inventories': {
+                rp_uuid: {'resource_provider_generation':
+                          generations[rp_uuid],
+                          'inventories': {'VCPU': {'total': 101 + round_}}}
+                for rp_uuid in self.uuids},
+            'allocations': {self.consumer: dict(
+                claim_body(target, self.consumer),
+                consumer_generation=allocs['consumer_generation'])},
+        }
+
+    def _reshape(self, body, barrier, outcome):
+        barrier.wait()
+        req = webob.Request.blank('/reshaper', method='POST',
+                                  headers=RESHAPE_HEADERS)
+        req.body = json.dumps(body).encode('utf-8')
+        resp = req.get_response(self.test.placement.app)
+        outcome.append((resp.status_int, resp.text))
+
+    def _claim(self, barrier, claims, delay):
+        barrier.wait()
+        time.sleep(delay)
+        for _ in range(3):
+            consumer_uuid = str(uuid.uuid4())
+            status, body = self.test._send_in_process(
+                'PUT', '/allocations/%s' % consumer_uuid,
+                claim_body(self.uuids[-1], consumer_uuid))
+            claims.append((consumer_uuid, status, body))
+
+    def run_round(self, round_):
+        totals, generations, allocs = self.snapshot()
+        body = self.reshape_body(round_, generations, allocs)
+        barrier = threading.Barrier(4)
+        outcome, claims = [], []
+        threads = [threading.Thread(target=self._reshape,
+                                    args=(body, barrier, outcome))]
+        # Odd rounds give the reshape a head start, so that both outcomes
+        # are seen.
+        delay = 0.5 if round_ % 2 else 0
+        threads += [threading.Thread(target=self._claim,
+                                     args=(barrier, claims, delay))
+                    for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        status, text = outcome[0]
+        self.test.assertIn(status, (204, 409), text)
+        self.conflicts.append(text if status == 409 else None)
+        for consumer_uuid, claim_status, claim_text in claims:
+            self.test.assertEqual(204, claim_status, claim_text)
+        self.check(round_, status, (totals, generations, allocs))
+        return status
+
+    def check(self, round_, status, before):
+        totals, generations, allocs = self.snapshot()
+        old_totals, old_generations, old_allocs = before
+        if status == 204:
+            self.test.assertEqual({101 + round_}, set(totals.values()))
+            self.test.assertEqual([self.uuids[round_ % 2]],
+                                  list(allocs['allocations']))
+            self.test.assertEqual(old_allocs['consumer_generation'] + 1,
+                                  allocs['consumer_generation'])
+        else:
+            self.test.assertEqual(old_totals, totals)
+            self.test.assertEqual(old_allocs['allocations'].keys(),
+                                  allocs['allocations'].keys())
+            self.test.assertEqual(old_allocs['consumer_generation'],
+                                  allocs['consumer_generation'])
+            # Only the claimed-on provider moved (one bump per claim).
+            for rp_uuid in self.uuids[:-1]:
+                if rp_uuid not in old_allocs['allocations']:
+                    self.test.assertEqual(old_generations[rp_uuid],
+                                          generations[rp_uuid])
 
 
 def _http(port, method, path, body=None):
