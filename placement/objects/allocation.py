@@ -221,8 +221,12 @@ def _with_duplicate_retry(ctx, requests):
         try:
             return _attempt(ctx, requests)
         except db_exc.DBDuplicateEntry:
+            # Another writer created the same consumer, project, user or
+            # type first; the next attempt finds it. Still colliding after
+            # that (e.g. two spellings MySQL's collation sees as one
+            # consumer uuid) is a conflict, not a server error.
             if attempt == _DUPLICATE_RETRIES:
-                raise
+                raise exception.ConcurrentUpdateDetected()
 
 
 @db_api.retry_on_deadlock
