@@ -17,6 +17,7 @@ import threading
 import unittest
 import uuid
 
+import sqlalchemy as sa
 import webob
 
 from placement.objects import resource_provider as rp_obj
@@ -320,4 +321,98 @@ class MySQLNewAggregateTest(_NewAggregateBase, unittest.TestCase):
 
 
 class PostgreSQLNewAggregateTest(_NewAggregateBase, unittest.TestCase):
+    backend_name = 'postgresql'
+
+
+class _DeleteWhileClaimingBase:
+    """A provider deleted while consumers claim from it leaves no orphan:
+    either the delete lost (409, the provider keeps its allocations) or
+    it won and no allocation against it survives."""
+    backend_name = None
+    CLAIMERS = 6
+    ROUNDS = 4
+
+    def setUp(self):
+        super().setUp()
+        self.backend = _backend(self.backend_name)
+        if self.backend is None:
+            self.skipTest('%s is not available' % self.backend_name)
+        self.placement = app_fixture.PlacementApp(self.backend)
+        self.addCleanup(self.placement.cleanup)
+
+    def _send(self, method, path, body=None):
+        return _send(self.placement.app, method, path, body)
+
+    def _provider_with_inventory(self):
+        rp_uuid = str(uuid.uuid4())
+        rp_obj.create_provider(self.placement.db, rp_uuid,
+                               'doomed-%s' % rp_uuid[:8])
+        status, text = self._send(
+            'PUT', '/resource_providers/%s/inventories' % rp_uuid,
+            {'resource_provider_generation': 0,
+             'inventories': {'VCPU': {'total': 100}}})
+        self.assertEqual(200, status, text)
+        return rp_uuid
+
+    def _claim(self, rp_uuid, barrier, results):
+        consumer = str(uuid.uuid4())
+        barrier.wait()
+        status, text = self._send('PUT', '/allocations/%s' % consumer, {
+            'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+            'project_id': 'p', 'user_id': 'u',
+            'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+        results.append(('claim', status, text))
+
+    def _delete(self, rp_uuid, barrier, results):
+        barrier.wait()
+        status, text = self._send('DELETE', '/resource_providers/%s'
+                                  % rp_uuid)
+        results.append(('delete', status, text))
+
+    def _round(self):
+        rp_uuid = self._provider_with_inventory()
+        barrier = threading.Barrier(self.CLAIMERS + 1)
+        results = []
+        threads = [threading.Thread(target=self._claim,
+                                    args=(rp_uuid, barrier, results))
+                   for _ in range(self.CLAIMERS)]
+        threads.append(threading.Thread(target=self._delete,
+                                        args=(rp_uuid, barrier, results)))
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for _, status, text in results:
+            self.assertLess(status, 500, text)
+        status, text = self._send('GET', '/resource_providers/%s/allocations'
+                                  % rp_uuid)
+        return rp_uuid, results, status, text
+
+    def test_no_orphan_allocations(self):
+        for _ in range(self.ROUNDS):
+            rp_uuid, results, status, text = self._round()
+            deleted = [r for r in results if r[0] == 'delete'][0][1] == 204
+            claimed = sum(1 for kind, code, _ in results
+                          if kind == 'claim' and code == 204)
+            if deleted:
+                self.assertEqual(404, status)
+                with self.placement.db.writer.begin() as conn:
+                    orphans = conn.execute(sa.text(
+                        'SELECT COUNT(*) FROM allocations a WHERE NOT '
+                        'EXISTS (SELECT 1 FROM resource_providers rp '
+                        'WHERE rp.id = a.resource_provider_id)')).scalar()
+                self.assertEqual(0, orphans)
+            else:
+                self.assertEqual(200, status, text)
+                self.assertEqual(claimed,
+                                 len(json.loads(text)['allocations']))
+
+
+class MySQLDeleteWhileClaimingTest(_DeleteWhileClaimingBase,
+                                   unittest.TestCase):
+    backend_name = 'mysql'
+
+
+class PostgreSQLDeleteWhileClaimingTest(_DeleteWhileClaimingBase,
+                                        unittest.TestCase):
     backend_name = 'postgresql'
