@@ -6,6 +6,7 @@ deleted. Queries take ``conn`` first; ``get_aggregates`` and
 ``set_aggregates`` each open one transaction. No WebOb here.
 """
 import dataclasses
+import functools
 import typing
 
 from oslo_db import exception as db_exc
@@ -111,6 +112,7 @@ def _retry_on_new_aggregate_race(func):
     """Retry once more when two writers created the same new aggregate:
     the loser's whole transaction rolled back, so a rerun is safe.
     """
+    @functools.wraps(func)
     def wrapper(*args, **kwargs):
         for attempt in range(3):
             try:
@@ -118,8 +120,6 @@ def _retry_on_new_aggregate_race(func):
             except db_exc.DBDuplicateEntry:
                 if attempt == 2:
                     raise
-    wrapper.__doc__ = func.__doc__
-    wrapper.__name__ = func.__name__
     return wrapper
 
 
