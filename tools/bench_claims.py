@@ -112,7 +112,8 @@ class Claims:
             if status == 204:
                 self.counts['204'] += 1
                 self.granted[rp_uuid] += 1
-            elif status == 409 and _code(body) == 'placement.concurrent_update':
+            elif (status == 409
+                  and _code(body) == 'placement.concurrent_update'):
                 self.counts['409 concurrent_update (retried)'] += 1
             elif status == 409:
                 self.counts['409 capacity'] += 1

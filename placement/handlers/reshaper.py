@@ -38,11 +38,11 @@ def _parse_change(provider_uuid, body):
         inventories=inventories)
 
 
-def _parse_requests(data, conf):
+def _parse_requests(data):
+    """The consumers' bodies (project and user are required from 1.30)."""
     return [allocation_obj.AllocationRequest.from_body(
                 consumer_uuid, body, check_generation=True,
-                default_project_id=conf.placement.incomplete_consumer_project_id,
-                default_user_id=conf.placement.incomplete_consumer_user_id)
+                default_project_id=None, default_user_id=None)
             for consumer_uuid, body in sorted(data['allocations'].items())]
 
 
@@ -84,7 +84,7 @@ def reshape(req):
     data = util.extract_json(req.body, POST_SCHEMA.at(mv))
     changes = [_parse_change(provider_uuid, body)
                for provider_uuid, body in sorted(data['inventories'].items())]
-    requests = _parse_requests(data, ctx.config)
+    requests = _parse_requests(data)
     with _reshape_errors():
         reshaper_obj.reshape(ctx, changes, requests)
     return util.empty_response(req, mv)
