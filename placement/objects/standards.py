@@ -5,6 +5,7 @@ standard traits get ordinary autoincrement ids. Run at every start, by
 every worker: idempotent, and safe when several workers race.
 """
 import datetime
+import time
 
 import os_resource_classes
 import os_traits
@@ -51,15 +52,35 @@ def _sync_traits(conn):
                       for name in missing])
 
 
+_ATTEMPTS = 5
+
+
+def _is_sqlite_busy(exc):
+    # Two SQLite writers that both read first: one gets SQLITE_BUSY at
+    # once (waiting could deadlock), whatever the busy timeout.
+    return 'database is locked' in str(exc)
+
+
+def _run_step(db, step, last_attempt):
+    """One try of ``step``; False when another worker got in the way."""
+    try:
+        with db_api.transaction(db) as conn:
+            step(conn)
+        return True
+    except db_exc.DBDuplicateEntry:
+        # Another worker inserted the same rows first: look again.
+        LOG.debug('Standard rows raced in %s; retrying', step.__name__)
+    except (db_exc.DBError, sa.exc.OperationalError) as exc:
+        if last_attempt or not _is_sqlite_busy(exc):
+            raise
+        LOG.debug('SQLite busy in %s; retrying', step.__name__)
+    return False
+
+
 def sync(db):
     """Make sure every standard class and trait has its row."""
     for step in (_sync_resource_classes, _sync_traits):
-        for _attempt in range(3):
-            try:
-                with db_api.transaction(db) as conn:
-                    step(conn)
+        for attempt in range(_ATTEMPTS):
+            if _run_step(db, step, attempt == _ATTEMPTS - 1):
                 break
-            except db_exc.DBDuplicateEntry:
-                # Another worker inserted the same rows first: look again.
-                LOG.debug('Standard rows raced in %s; retrying',
-                          step.__name__)
+            time.sleep(0.05 * (attempt + 1))
