@@ -23,8 +23,9 @@ from placement.solver import order
 from placement.solver import summaries as summaries_mod
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
-FIRST_CHUNK = 64
+FIRST_CHUNK = 16
 CHUNK_GROWTH = 4
+FIRST_CHUNK_PER_CANDIDATE = 2
 IN_BATCH = 2000
 
 _RP = models.resource_providers
@@ -203,7 +204,7 @@ def _chunks(conn, query, options, lookups, cap):
     if options.rng is not None:
         yield from _random_chunks(conn, query, lookups, options.rng)
         return
-    low, size = None, max(FIRST_CHUNK, cap * CHUNK_GROWTH)
+    low, size = None, max(FIRST_CHUNK, cap * FIRST_CHUNK_PER_CANDIDATE)
     while True:
         high = _range_end(conn, query, lookups, low, size)
         yield _Roots(low=low, high=high)
