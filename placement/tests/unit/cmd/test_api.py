@@ -1,0 +1,58 @@
+"""placement-api's embedded mode: the defaults with no database set."""
+import contextlib
+import io
+import os
+import unittest
+
+from placement.cmd import api
+from placement import wsgi
+
+
+class EmbeddedDefaultsTest(unittest.TestCase):
+
+    def _conf(self, env=None):
+        for name, value in (env or {}).items():
+            old = os.environ.get(name)
+            os.environ[name] = value
+            self.addCleanup(self._restore, name, old)
+        return wsgi.load_config([], default_config_files=[])
+
+    @staticmethod
+    def _embed(conf):
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            self._embed(conf)
+        return err.getvalue()
+
+    @staticmethod
+    def _restore(name, old):
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+    def test_no_connection_means_sqlite_noauth2_and_sync(self):
+        conf = self._conf()
+        self.assertIn('embedded mode', self._embed(conf))
+        self.assertEqual('sqlite:///%s' % os.path.abspath(api.SQLITE_FILE),
+                         conf.placement_database.connection)
+        self.assertTrue(conf.placement_database.sync_on_startup)
+        self.assertEqual('noauth2', conf.api.auth_strategy)
+
+    def test_the_environment_still_chooses_keystone(self):
+        conf = self._conf({'OS_API__AUTH_STRATEGY': 'keystone'})
+        self._embed(conf)
+        self.assertEqual('keystone', conf.api.auth_strategy)
+
+    def test_a_configured_database_is_not_embedded_mode(self):
+        conf = self._conf({'OS_PLACEMENT_DATABASE__CONNECTION':
+                           'mysql+pymysql://u:p@db/placement'})
+        self._embed(conf)
+        self.assertEqual('mysql+pymysql://u:p@db/placement',
+                         conf.placement_database.connection)
+        self.assertFalse(conf.placement_database.sync_on_startup)
+        self.assertEqual('keystone', conf.api.auth_strategy)
+
+    def test_host_and_port_options(self):
+        args, rest = api._parse(['--port', '9000', '--config-file', 'x'])
+        self.assertEqual((api.DEFAULT_HOST, 9000), (args.host, args.port))
+        self.assertEqual(['--config-file', 'x'], rest)
