@@ -20,7 +20,7 @@ class EmbeddedDefaultsTest(unittest.TestCase):
     @staticmethod
     def _embed(conf):
         with contextlib.redirect_stderr(io.StringIO()) as err:
-            self._embed(conf)
+            api._embedded_defaults(conf)
         return err.getvalue()
 
     @staticmethod
