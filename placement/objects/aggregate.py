@@ -65,18 +65,29 @@ def fetch_provider_aggregates(conn, provider_id) -> list:
 
 
 def ensure_aggregate_ids(conn, uuids) -> dict:
-    """{uuid: id}, inserting the aggregates not seen before."""
+    """{uuid: id}, inserting the aggregates not seen before.
+
+    Uuids are stored as given. On MariaDB's case-insensitive collation
+    'ABC...' finds the stored 'abc...' row, so a row the IN matched under
+    another spelling is that aggregate (inserting would be a duplicate).
+    """
     agg = models.placement_aggregates
     uuids = sorted(set(uuids))
     if not uuids:
         return {}
-    found = {row.uuid: row.id for row in conn.execute(
-        sa.select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(uuids)))}
+    rows = conn.execute(
+        sa.select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(uuids))).all()
+    by_spelling = {row.uuid: row.id for row in rows}
+    by_folded = {row.uuid.lower(): row.id for row in rows}
+    found = {}
     now = _sql.utcnow()
     for uuid in uuids:
-        if uuid not in found:
-            found[uuid] = conn.execute(agg.insert().values(
+        agg_id = by_spelling.get(uuid, by_folded.get(uuid.lower()))
+        if agg_id is None:
+            agg_id = conn.execute(agg.insert().values(
                 uuid=uuid, created_at=now)).inserted_primary_key[0]
+            by_folded[uuid.lower()] = agg_id
+        found[uuid] = agg_id
     return found
 
 
