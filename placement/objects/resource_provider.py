@@ -201,6 +201,9 @@ def create_provider(ctx, uuid: str, name: str,
             return fetch_provider(conn, uuid)
     except db_exc.DBDuplicateEntry as exc:
         raise _translate_duplicate(exc, uuid, name)
+    except db_exc.DBReferenceError:
+        # The parent was deleted while this create ran.
+        raise _create_error('parent provider UUID does not exist.')
 
 
 def _fetch_parent(conn, parent_uuid):

@@ -160,16 +160,20 @@ def delete_trait(ctx, name: str) -> None:
     """
     trait = models.traits
     rpt = models.resource_provider_traits
-    with db_api.transaction(ctx) as conn:
-        trait_id = fetch_ids_by_name(conn, [name])[name]
-        if not name.startswith(CUSTOM_PREFIX):
-            raise exception.TraitCannotDeleteStandard(name=name)
-        in_use = conn.execute(sa.select(sa.literal(1))
-                              .where(rpt.c.trait_id == trait_id)
-                              .limit(1)).first()
-        if in_use:
-            raise exception.TraitInUse(name=name)
-        conn.execute(trait.delete().where(trait.c.id == trait_id))
+    try:
+        with db_api.transaction(ctx) as conn:
+            trait_id = fetch_ids_by_name(conn, [name])[name]
+            if not name.startswith(CUSTOM_PREFIX):
+                raise exception.TraitCannotDeleteStandard(name=name)
+            in_use = conn.execute(sa.select(sa.literal(1))
+                                  .where(rpt.c.trait_id == trait_id)
+                                  .limit(1)).first()
+            if in_use:
+                raise exception.TraitInUse(name=name)
+            conn.execute(trait.delete().where(trait.c.id == trait_id))
+    except db_exc.DBReferenceError:
+        # A provider took the trait while this delete ran.
+        raise exception.TraitInUse(name=name)
 
 
 def fetch_provider_traits(conn, provider_id) -> typing.List[Trait]:
@@ -227,6 +231,15 @@ def set_provider_traits(ctx, provider_uuid: str, names,
     ResourceProviderNotFound, ResourceProviderGenerationConflict,
     TraitNotFound. Opens its own transaction.
     """
+    try:
+        return _set_provider_traits(ctx, provider_uuid, names,
+                                    seen_generation)
+    except db_exc.DBReferenceError:
+        # One of the traits was deleted while this write ran.
+        raise exception.TraitNotFound(names=', '.join(sorted(set(names))))
+
+
+def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
     with db_api.transaction(ctx) as conn:
         provider = rp_obj.fetch_provider(conn, provider_uuid)
         if seen_generation is None:
