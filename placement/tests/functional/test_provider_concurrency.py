@@ -416,3 +416,88 @@ class MySQLDeleteWhileClaimingTest(_DeleteWhileClaimingBase,
 class PostgreSQLDeleteWhileClaimingTest(_DeleteWhileClaimingBase,
                                         unittest.TestCase):
     backend_name = 'postgresql'
+
+
+class _ForeignKeyRaceBase:
+    """Deletes racing writes that reference the deleted row answer 4xx,
+    never 5xx, and leave no dangling reference."""
+    backend_name = None
+    ROUNDS = 4
+    WRITERS = 4
+
+    def setUp(self):
+        super().setUp()
+        self.backend = _backend(self.backend_name)
+        if self.backend is None:
+            self.skipTest('%s is not available' % self.backend_name)
+        self.placement = app_fixture.PlacementApp(self.backend)
+        self.addCleanup(self.placement.cleanup)
+
+    def _send(self, method, path, body=None):
+        return _send(self.placement.app, method, path, body)
+
+    def _race(self, requests):
+        """Run [(method, path, body)] at once; their (status, text)."""
+        barrier = threading.Barrier(len(requests))
+        results = [None] * len(requests)
+
+        def run(index, request):
+            barrier.wait()
+            results[index] = self._send(*request)
+
+        threads = [threading.Thread(target=run, args=(index, request))
+                   for index, request in enumerate(requests)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for status, text in results:
+            self.assertLess(status, 500, text)
+        return results
+
+    def _count(self, sql):
+        with self.placement.db.writer.begin() as conn:
+            return conn.execute(sa.text(sql)).scalar()
+
+    def test_deleting_a_trait_while_providers_take_it(self):
+        for round_ in range(self.ROUNDS):
+            trait = 'CUSTOM_RACE_%d' % round_
+            self.assertEqual(201, self._send('PUT', '/traits/' + trait)[0])
+            rp_uuids = [str(uuid.uuid4()) for _ in range(self.WRITERS)]
+            for rp_uuid in rp_uuids:
+                rp_obj.create_provider(self.placement.db, rp_uuid,
+                                       'fk-%s' % rp_uuid[:8])
+            requests = [('PUT', '/resource_providers/%s/traits' % rp_uuid,
+                         {'traits': [trait],
+                          'resource_provider_generation': 0})
+                        for rp_uuid in rp_uuids]
+            requests.append(('DELETE', '/traits/' + trait, None))
+            self._race(requests)
+        self.assertEqual(0, self._count(
+            'SELECT COUNT(*) FROM resource_provider_traits rpt WHERE NOT '
+            'EXISTS (SELECT 1 FROM traits t WHERE t.id = rpt.trait_id)'))
+
+    def test_deleting_a_parent_while_children_are_created(self):
+        for _ in range(self.ROUNDS):
+            parent = str(uuid.uuid4())
+            rp_obj.create_provider(self.placement.db, parent,
+                                   'parent-%s' % parent[:8])
+            requests = [('POST', '/resource_providers',
+                         {'name': 'child-%s' % uuid.uuid4().hex[:12],
+                          'parent_provider_uuid': parent})
+                        for _ in range(self.WRITERS)]
+            requests.append(('DELETE', '/resource_providers/' + parent,
+                             None))
+            self._race(requests)
+        self.assertEqual(0, self._count(
+            'SELECT COUNT(*) FROM resource_providers c WHERE '
+            'c.parent_provider_id IS NOT NULL AND NOT EXISTS (SELECT 1 '
+            'FROM resource_providers p WHERE p.id = c.parent_provider_id)'))
+
+
+class MySQLForeignKeyRaceTest(_ForeignKeyRaceBase, unittest.TestCase):
+    backend_name = 'mysql'
+
+
+class PostgreSQLForeignKeyRaceTest(_ForeignKeyRaceBase, unittest.TestCase):
+    backend_name = 'postgresql'
