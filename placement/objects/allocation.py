@@ -1,20 +1,19 @@
 """Allocations: reading them, and replacing the allocations of consumers.
 
 The write path is the one that must never over-commit. Within one attempt
-(one transaction) it reads, in this order:
-
-1. the consumers and their current allocations,
-2. the generations of every affected provider (gaining or losing),
-3. the inventories and the usage of the providers gaining allocations,
-
-then checks capacity in Python, writes consumers and allocation rows, and
-finally compare-and-swaps the generation of every affected provider in id
-order. Any writer that changed the usage we read has also bumped one of
-those generations (in its own, already committed, transaction), so our
-swap fails and the attempt is rolled back. Because the generations are
-read before the usage, this holds at READ COMMITTED as well as with
-snapshot isolation; under PostgreSQL REPEATABLE READ/SERIALIZABLE the
-swap fails as a serialization error instead, which retries the same way.
+(one transaction) it reads the consumers with their current allocations,
+then, in ONE statement, the generation of every affected provider (gaining
+or losing allocations) together with the inventories and usage of those
+providers. It checks capacity in Python, writes consumer and allocation
+rows, and finally compare-and-swaps the generation of every affected
+provider in id order (no deadlock between writers). Any writer that
+changed the usage after our statement read it has also bumped one of
+those generations in its own committed transaction, so our swap fails and
+the attempt is rolled back. A single statement sees a single snapshot at
+every isolation level (so the usage is never newer than the generations),
+which makes this hold at READ COMMITTED as well as with snapshot
+isolation; under PostgreSQL REPEATABLE READ/SERIALIZABLE the swap fails as
+a serialization error instead, which is retried the same way.
 A lost provider race is retried in a fresh transaction, up to
 ``[placement] allocation_conflict_retry_count`` times.
 """
@@ -245,11 +244,10 @@ def write_allocations(conn, requests) -> None:
         conn, [request.consumer_uuid for request in requests])
     check_consumer_generations(requests, consumers)
     names = _fetch_names(conn, requests)
-    providers = _fetch_generations(
+    providers, stock = _fetch_providers(
         conn, {rp for request in requests for rp, _, _ in request.resources},
         {row.resource_provider_id for row in old_rows})
     demands = _demands(requests, providers, names.classes)
-    stock = _fetch_stock(conn, {rp_id for rp_id, _ in demands})
     _discount(stock, old_rows)
     check_capacity(demands, stock, providers, names.classes)
     _write_consumers(conn, requests, consumers, names)
@@ -347,33 +345,65 @@ class _Seen:
     generation: int
 
 
-def select_generations_stmt():
-    """SELECT id, uuid, generation FROM resource_providers
-    WHERE uuid IN (:uuids) OR id IN (:ids)
+def select_providers_stock_stmt():
+    """Providers' generations and, in the same statement, their stock.
+
+    SELECT rp.id, rp.uuid, rp.generation, inv.resource_class_id,
+           inv.total, ...,
+           (SELECT COALESCE(SUM(a.used), 0) FROM allocations a
+            WHERE a.resource_provider_id = inv.resource_provider_id
+              AND a.resource_class_id = inv.resource_class_id) AS used
+    FROM resource_providers rp
+    LEFT JOIN inventories inv ON inv.resource_provider_id = rp.id
+    WHERE rp.uuid IN (:uuids) OR rp.id IN (:ids)
+
+    One statement reads one snapshot at every isolation level, so the
+    usage is never newer than the generations it is checked against:
+    whoever changes it afterwards also bumps a generation we swap. The
+    usage subquery is answered from the (provider, class, used) index.
     """
     rp = models.resource_providers
-    return sa.select(rp.c.id, rp.c.uuid, rp.c.generation).where(sa.or_(
+    inv = models.inventories
+    a = models.allocations
+    used = sa.select(sa.func.coalesce(sa.func.sum(a.c.used), 0)).where(
+        a.c.resource_provider_id == inv.c.resource_provider_id,
+        a.c.resource_class_id == inv.c.resource_class_id,
+    ).scalar_subquery()
+    return sa.select(
+        rp.c.id, rp.c.uuid, rp.c.generation, inv.c.resource_class_id,
+        inv.c.total, inv.c.reserved, inv.c.min_unit, inv.c.max_unit,
+        inv.c.step_size, inv.c.allocation_ratio, used.label('used'),
+    ).select_from(
+        rp.outerjoin(inv, inv.c.resource_provider_id == rp.c.id),
+    ).where(sa.or_(
         rp.c.uuid.in_(sa.bindparam('uuids', expanding=True)),
         rp.c.id.in_(sa.bindparam('ids', expanding=True))))
 
 
-_GENERATIONS = select_generations_stmt()
+_PROVIDERS_STOCK = select_providers_stock_stmt()
 
 
-def _fetch_generations(conn, uuids, ids) -> typing.Dict[int, _Seen]:
-    """{id: _Seen} of providers named by uuid or id.
+def _fetch_providers(conn, uuids, ids):
+    """({id: _Seen}, {(rp_id, rc_id): _Stock}) of providers named by uuid
+    or id, in one statement.
 
     Raise AllocationProviderNotFound for an unknown uuid.
     """
     if not uuids and not ids:
-        return {}
-    rows = conn.execute(_GENERATIONS, {'uuids': sorted(uuids),
-                                       'ids': sorted(ids)})
-    found = {row.id: _Seen(row.uuid, row.generation or 0) for row in rows}
-    missing = sorted(set(uuids) - {seen.uuid for seen in found.values()})
+        return {}, {}
+    providers = {}
+    stock = {}
+    for row in conn.execute(_PROVIDERS_STOCK, {'uuids': sorted(uuids),
+                                               'ids': sorted(ids)}):
+        providers[row.id] = _Seen(row.uuid, row.generation or 0)
+        if row.resource_class_id is not None:
+            stock[(row.id, row.resource_class_id)] = _Stock(
+                row.total, row.reserved, row.min_unit, row.max_unit,
+                row.step_size, row.allocation_ratio, int(row.used))
+    missing = sorted(set(uuids) - {seen.uuid for seen in providers.values()})
     if missing:
         raise exception.AllocationProviderNotFound(uuid=missing[0])
-    return found
+    return providers, stock
 
 
 def _demands(requests, providers, class_ids):
@@ -384,53 +414,6 @@ def _demands(requests, providers, class_ids):
         for rp_uuid, rc_name, amount in request.resources:
             demands[(id_by_uuid[rp_uuid], class_ids[rc_name])].append(amount)
     return dict(demands)
-
-
-def select_stock_stmt():
-    """Inventories of some providers with what is used of each.
-
-    SELECT inv.resource_provider_id, inv.resource_class_id, inv.total, ...,
-           COALESCE(usage.used, 0) AS used
-    FROM inventories inv
-    LEFT JOIN (SELECT resource_provider_id, resource_class_id,
-                      SUM(used) AS used
-               FROM allocations WHERE resource_provider_id IN (:ids)
-               GROUP BY resource_provider_id, resource_class_id) usage
-      ON usage.resource_provider_id = inv.resource_provider_id
-     AND usage.resource_class_id = inv.resource_class_id
-    WHERE inv.resource_provider_id IN (:ids)
-    """
-    inv = models.inventories
-    a = models.allocations
-    ids = sa.bindparam('ids', expanding=True)
-    usage = sa.select(
-        a.c.resource_provider_id, a.c.resource_class_id,
-        sa.func.sum(a.c.used).label('used'),
-    ).where(a.c.resource_provider_id.in_(ids)).group_by(
-        a.c.resource_provider_id, a.c.resource_class_id).subquery('usage')
-    return sa.select(
-        inv.c.resource_provider_id, inv.c.resource_class_id,
-        inv.c.total, inv.c.reserved, inv.c.min_unit, inv.c.max_unit,
-        inv.c.step_size, inv.c.allocation_ratio,
-        sa.func.coalesce(usage.c.used, 0).label('used'),
-    ).select_from(inv.outerjoin(usage, sa.and_(
-        usage.c.resource_provider_id == inv.c.resource_provider_id,
-        usage.c.resource_class_id == inv.c.resource_class_id,
-    ))).where(inv.c.resource_provider_id.in_(ids))
-
-
-_STOCK = select_stock_stmt()
-
-
-def _fetch_stock(conn, provider_ids) -> typing.Dict[tuple, _Stock]:
-    """{(rp_id, rc_id): _Stock} with the usage of all current allocations."""
-    if not provider_ids:
-        return {}
-    return {
-        (row.resource_provider_id, row.resource_class_id): _Stock(
-            row.total, row.reserved, row.min_unit, row.max_unit,
-            row.step_size, row.allocation_ratio, int(row.used))
-        for row in conn.execute(_STOCK, {'ids': sorted(provider_ids)})}
 
 
 def _discount(stock, old_rows) -> None:
