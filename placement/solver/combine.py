@@ -46,6 +46,7 @@ class Plan:
                              and index.snapshot.has_nested)
         self.unsuffixed = next(
             (g for g in query.groups if not g.is_granular), None)
+        self._checks = None
 
     def slots_for(self, anchor, per_group, rng=None):
         """The slots of one anchor, in walk order."""
@@ -62,7 +63,15 @@ class Plan:
         return slots
 
     def checkpoints(self, slots):
-        """{slot position: [check, ...]} run once that slot is chosen."""
+        """{slot position: [check, ...]} run once that slot is chosen.
+
+        Every anchor has the same slot layout, so this is built once.
+        """
+        if self._checks is None:
+            self._checks = self._build_checkpoints(slots)
+        return self._checks
+
+    def _build_checkpoints(self, slots):
         checks = {}
         last_unsuffixed = max((i for i, s in enumerate(slots)
                                if s.suffix == ''), default=None)
