@@ -21,9 +21,10 @@ types, recursively; lists match element by element in any order. Values
 (uuids, timestamps, request ids) may differ. A story that meets a route
 still answering 501 is skipped, with the route named.
 
-Two more checks keep the reference whole: every JSON file under
+Three more checks keep the reference whole: every JSON file under
 ``samples/`` is used by some step, and every route and method of
-``handler.ROUTE_DECLARATIONS`` is exercised by some step.
+``handler.ROUTE_DECLARATIONS`` is exercised by some step, and the
+microversion history page lists exactly ``microversion.VERSIONS``.
 
 To (re)write the response samples from a running server::
 
@@ -37,6 +38,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import sys
 import unittest
 import urllib.error
@@ -46,12 +48,14 @@ import webob
 import yaml
 
 from placement import handler
+from placement import microversion
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import backends
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
                                     '..'))
 SAMPLES_DIR = os.path.join(ROOT, 'api-ref', 'source', 'samples')
+HISTORY_FILE = os.path.join(ROOT, 'api-ref', 'source', 'microversions.rst')
 STORY_FILE = 'story.yaml'
 NOT_IMPLEMENTED = 501
 
@@ -284,6 +288,12 @@ class SampleCoverage(unittest.TestCase):
 
     def test_every_step_names_a_route(self):
         self.assertNotIn(None, {route for route, _ in covered_routes()})
+
+    def test_microversion_history_lists_every_version(self):
+        with open(HISTORY_FILE) as handle:
+            listed = re.findall(r'^   \* - (\d+\.\d+)$', handle.read(),
+                                re.MULTILINE)
+        self.assertEqual(microversion.VERSIONS, listed)
 
     def test_shape_comparison_ignores_values_not_types(self):
         sample = {'a': [{'u': 'x', 'n': 1}], 'f': 1.0, 'z': None}
