@@ -25,6 +25,7 @@ import argparse
 import collections
 import http.client
 import json
+import os
 import random
 import sys
 import threading
@@ -38,38 +39,26 @@ HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
 
 
 class Client:
-    """One HTTP connection per thread, reopened when the server closes it."""
+    """A new HTTP connection per request (uwsgi's --http-socket closes
+    each one), the same for every server measured."""
 
     def __init__(self, url):
         parsed = urllib.parse.urlsplit(url)
         self.host = parsed.hostname
         self.port = parsed.port or 80
         self.prefix = parsed.path.rstrip('/')
-        self.conn = None
 
     def request(self, method, path, body=None):
         payload = json.dumps(body) if body is not None else None
-        for attempt in range(3):
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection(
-                    self.host, self.port, timeout=120)
-            try:
-                self.conn.request(method, self.prefix + path, body=payload,
-                                  headers=HEADERS)
-                resp = self.conn.getresponse()
-                data = resp.read()
-            except (http.client.HTTPException, OSError):
-                self.conn.close()
-                self.conn = None
-                if attempt == 2:
-                    raise
-                continue
-            if resp.getheader('connection', '').lower() == 'close':
-                self.conn.close()
-                self.conn = None
-            text = data.decode('utf-8')
-            return resp.status, json.loads(text) if text else None
-        raise RuntimeError('unreachable')
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+        try:
+            conn.request(method, self.prefix + path, body=payload,
+                         headers=HEADERS)
+            resp = conn.getresponse()
+            text = resp.read().decode('utf-8')
+        finally:
+            conn.close()
+        return resp.status, json.loads(text) if text else None
 
 
 def create_providers(url, count, vcpu, tag):
@@ -146,6 +135,19 @@ def claimer(url, claims, seed):
         claims.record(rp_uuid, status, body)
 
 
+def cpu_seconds(pids):
+    """CPU time used so far by processes and their children (Linux)."""
+    total = 0
+    for pid in pids:
+        family = [pid] + [int(child) for child in open(
+            '/proc/%d/task/%d/children' % (pid, pid)).read().split()]
+        for member in family:
+            fields = open('/proc/%d/stat' % member).read().rsplit(')', 1)
+            values = fields[1].split()
+            total += int(values[11]) + int(values[12])
+    return total / os.sysconf('SC_CLK_TCK')
+
+
 def read_usages(url, provider_uuids):
     client = Client(url)
     usages = {}
@@ -163,6 +165,10 @@ def main():
     parser.add_argument('--vcpu', type=int, default=16)
     parser.add_argument('--claimers', type=int, default=10)
     parser.add_argument('--seed', type=int, default=1)
+    parser.add_argument('--pid', type=int, action='append', default=[],
+                        help='a local server (or database) process whose '
+                             'CPU time, with its children, is reported '
+                             'per claim; may be repeated')
     args = parser.parse_args()
 
     tag = uuid.uuid4().hex[:8]
@@ -172,12 +178,14 @@ def main():
     threads = [threading.Thread(target=claimer,
                                 args=(args.url, claims, args.seed + i))
                for i in range(args.claimers)]
+    cpu_before = cpu_seconds(args.pid)
     start = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - start
+    cpu = cpu_seconds(args.pid) - cpu_before
 
     usages = read_usages(args.url, provider_uuids)
     over = {rp: used - args.vcpu for rp, used in usages.items()
@@ -191,6 +199,10 @@ def main():
     print('elapsed          %.2f s' % elapsed)
     print('claims granted   %d (%.1f claims/s)' % (granted,
                                                   granted / elapsed))
+    requests = sum(claims.counts.values())
+    if args.pid:
+        print('server cpu       %.2f ms per request (%d requests)' % (
+            cpu * 1000 / requests, requests))
     for key in sorted(claims.counts):
         if key != '204':
             print('%-16s %d' % (key, claims.counts[key]))
