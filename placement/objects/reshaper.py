@@ -18,6 +18,9 @@ roll back; nothing is retried with the client's stale generations.
 import dataclasses
 import typing
 
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
 from placement.db import api as db_api
 from placement import exception
 from placement.objects import allocation as allocation_obj
@@ -33,7 +36,6 @@ class InventoryChange:
     inventories: typing.Dict[str, inv_obj.Inventory]
 
 
-@db_api.retry_on_deadlock
 def reshape(ctx, changes: typing.Sequence[InventoryChange],
             requests: typing.Sequence[allocation_obj.AllocationRequest],
             allow_reserved_equal_total: bool = True) -> None:
@@ -43,8 +45,22 @@ def reshape(ctx, changes: typing.Sequence[InventoryChange],
     in ``changes``), ResourceProviderGenerationConflict,
     ConsumerGenerationConflict, ResourceClassNotFound,
     InvalidInventoryCapacity*, AllocationProviderNotFound,
-    InsufficientCapacity and InventoryInUse.
+    InsufficientCapacity and InventoryInUse. A concurrent creation of the
+    same consumer, project or user, or a deadlock that outlived its
+    retries, is ConcurrentUpdateDetected: the client re-reads and retries.
     """
+    try:
+        _reshape(ctx, changes, requests, allow_reserved_equal_total)
+    except db_exc.DBDuplicateEntry:
+        raise exception.ConcurrentUpdateDetected()
+    except (db_exc.DBError, sa.exc.DBAPIError) as exc:
+        if not db_api._is_retryable(exc):  # the deadlock test, shared
+            raise
+        raise exception.ConcurrentUpdateDetected()
+
+
+@db_api.retry_on_deadlock
+def _reshape(ctx, changes, requests, allow_reserved_equal_total):
     changes = sorted(changes, key=lambda change: change.provider_uuid)
     with db_api.transaction(ctx) as conn:
         providers = _fetch_checked(conn, changes)
