@@ -418,43 +418,31 @@ def _fetch_providers(conn, in_scope):
             for row in rows}
 
 
-def _used_scalar(inv):
-    """(SELECT COALESCE(SUM(a.used), 0) FROM allocations a
-        WHERE a.resource_provider_id = inv.resource_provider_id
-          AND a.resource_class_id = inv.resource_class_id)
-    """
-    alloc = models.allocations
-    return (sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0))
-            .where(alloc.c.resource_provider_id == inv.c.resource_provider_id,
-                   alloc.c.resource_class_id == inv.c.resource_class_id)
-            .scalar_subquery())
-
-
 def _fetch_inventories(conn, in_scope, class_names):
     """{provider id: {class name: Inventory}} of the providers in scope,
     every class (the summaries need them all; the solver looks only at
     the classes asked for).
 
-    SELECT inv.resource_provider_id, inv.resource_class_id, inv.total, ...,
-        (<used>) FROM inventories inv
+    SELECT inv.resource_provider_id, inv.resource_class_id, inv.total, ...
+    FROM inventories inv
     JOIN resource_providers rp ON rp.id = inv.resource_provider_id
     WHERE <in_scope>
     """
     stmt = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                       _INV.c.total, _INV.c.reserved,
                       _INV.c.allocation_ratio, _INV.c.min_unit,
-                      _INV.c.max_unit, _INV.c.step_size,
-                      _used_scalar(_INV).label('used'))
+                      _INV.c.max_unit, _INV.c.step_size)
             .select_from(_INV.join(
                 _RP, _RP.c.id == _INV.c.resource_provider_id))
             .where(in_scope))
+    usage = _fetch_usage(conn, in_scope)
     inventories = {}
     capacity = model.capacity
-    for rp_id, rc_id, total, reserved, ratio, low, high, step, used in (
+    for rp_id, rc_id, total, reserved, ratio, low, high, step in (
             conn.execute(stmt)):
         inventories.setdefault(rp_id, {})[class_names[rc_id]] = (
-            model.Inventory(capacity(total, reserved, ratio), int(used),
-                            low, high, step))
+            model.Inventory(capacity(total, reserved, ratio),
+                            usage.get((rp_id, rc_id), 0), low, high, step))
     return inventories
 
 
@@ -467,21 +455,43 @@ def _fetch_flat(conn, in_scope, class_names):
     stmt = (sa.select(_RP.c.uuid, _INV.c.resource_provider_id,
                       _INV.c.resource_class_id, _INV.c.total,
                       _INV.c.reserved, _INV.c.allocation_ratio,
-                      _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
-                      _used_scalar(_INV).label('used'))
+                      _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size)
             .select_from(_INV.join(
                 _RP, _RP.c.id == _INV.c.resource_provider_id))
             .where(in_scope))
+    usage = _fetch_usage(conn, in_scope)
     providers, inventories = {}, {}
     capacity = model.capacity
-    for (rp_uuid, rp_id, rc_id, total, reserved, ratio, low, high, step,
-         used) in conn.execute(stmt):
+    for (rp_uuid, rp_id, rc_id, total, reserved, ratio, low, high, step) in (
+            conn.execute(stmt)):
         if rp_id not in providers:
             providers[rp_id] = model.Provider(rp_id, rp_uuid, None, rp_id)
             inventories[rp_id] = {}
         inventories[rp_id][class_names[rc_id]] = model.Inventory(
-            capacity(total, reserved, ratio), int(used), low, high, step)
+            capacity(total, reserved, ratio), usage.get((rp_id, rc_id), 0),
+            low, high, step)
     return providers, inventories
+
+
+def _fetch_usage(conn, in_scope):
+    """{(provider id, class id): amount used} of the providers in scope
+    that have allocations.
+
+    SELECT a.resource_provider_id, a.resource_class_id, SUM(a.used)
+    FROM allocations a
+    JOIN resource_providers rp ON rp.id = a.resource_provider_id
+    WHERE <in_scope> GROUP BY a.resource_provider_id, a.resource_class_id
+    """
+    alloc = models.allocations
+    stmt = (sa.select(alloc.c.resource_provider_id,
+                      alloc.c.resource_class_id, sa.func.sum(alloc.c.used))
+            .select_from(alloc.join(
+                _RP, _RP.c.id == alloc.c.resource_provider_id))
+            .where(in_scope)
+            .group_by(alloc.c.resource_provider_id,
+                      alloc.c.resource_class_id))
+    return {(rp_id, rc_id): int(used)
+            for rp_id, rc_id, used in conn.execute(stmt)}
 
 
 def _fetch_named_links(conn, table, key_column, ids_by_name, in_scope):
