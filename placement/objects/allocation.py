@@ -65,16 +65,15 @@ class AllocationRequest:
         form; project and user fall back to the given defaults (the
         [placement] incomplete_consumer_* options, before 1.8).
         """
-        if isinstance(body['allocations'], list):
-            resources = tuple(
-                (entry['resource_provider']['uuid'], rc_name, amount)
-                for entry in body['allocations']
-                for rc_name, amount in sorted(entry['resources'].items()))
-        else:
-            resources = tuple(
-                (rp_uuid, rc_name, amount)
-                for rp_uuid, alloc in sorted(body['allocations'].items())
-                for rc_name, amount in sorted(alloc['resources'].items()))
+        allocations = body['allocations']
+        if isinstance(allocations, list):
+            # A provider named twice keeps its last entry, as upstream.
+            allocations = {entry['resource_provider']['uuid']: entry
+                           for entry in allocations}
+        resources = tuple(
+            (rp_uuid, rc_name, amount)
+            for rp_uuid, alloc in sorted(allocations.items())
+            for rc_name, amount in sorted(alloc['resources'].items()))
         return cls(
             consumer_uuid=consumer_uuid,
             project_id=body.get('project_id', default_project_id),
