@@ -1,0 +1,145 @@
+"""The GET /allocation_candidates grammar, without HTTP."""
+import unittest
+
+import webob.exc
+
+from placement.handlers import querystring
+from placement import microversion
+from placement.solver import model
+
+V = microversion.Version
+
+
+def parse(query, mv=(1, 39)):
+    params = {}
+    for item in query.split('&'):
+        key, _, value = item.partition('=')
+        params.setdefault(key, []).append(value)
+    return querystring.parse_candidate_query(params, V(*mv))
+
+
+class TestGroups(unittest.TestCase):
+
+    def test_unsuffixed_group_comes_first_then_suffixes_sorted(self):
+        query = parse('resources_B=VCPU:1&resources=DISK_GB:2'
+                      '&resources_A=MEMORY_MB:3&group_policy=none')
+        self.assertEqual(['', '_A', '_B'], [g.suffix for g in query.groups])
+        self.assertEqual((('DISK_GB', 2),), query.groups[0].resources)
+
+    def test_last_resources_value_wins(self):
+        query = parse('resources=VCPU:1&resources=VCPU:3')
+        self.assertEqual((('VCPU', 3),), query.groups[0].resources)
+
+    def test_required_forbidden_and_any_of(self):
+        query = parse('resources=VCPU:1&required=A,!B&required=in:C,D')
+        self.assertEqual(model.TraitFilter(frozenset({'A'}),
+                                           frozenset({'B'}),
+                                           (frozenset({'C', 'D'}),)),
+                         query.groups[0].traits)
+
+    def test_member_of_and_in_tree(self):
+        agg = '11111111-1111-1111-1111-111111111111'
+        rp = '22222222-2222-2222-2222-222222222222'
+        query = parse('resources1=VCPU:1&member_of1=!%s&in_tree1=%s'
+                      % (agg, rp))
+        group = query.groups[0]
+        self.assertEqual(frozenset({agg}), group.aggregates.forbidden)
+        self.assertEqual(rp, group.in_tree)
+
+    def test_nested_aware_from_1_29(self):
+        self.assertFalse(parse('resources=VCPU:1', (1, 28)).nested_aware)
+        self.assertTrue(parse('resources=VCPU:1', (1, 29)).nested_aware)
+
+    def test_limit_and_policy(self):
+        query = parse('resources1=VCPU:1&resources2=VCPU:1'
+                      '&group_policy=isolate&limit=5')
+        self.assertEqual(('isolate', 5), (query.group_policy, query.limit))
+
+    def test_same_subtree_and_resourceless_group(self):
+        query = parse('resources_A=VCPU:1&required_B=T&group_policy=none'
+                      '&same_subtree=_A,_B&same_subtree=_A')
+        self.assertEqual((('_A', '_B'), ('_A',)), query.same_subtrees)
+        self.assertEqual((), query.groups[1].resources)
+
+    def test_root_required(self):
+        query = parse('resources=VCPU:1&root_required=A,!B', (1, 35))
+        self.assertEqual(model.TraitFilter(frozenset({'A'}),
+                                           frozenset({'B'})),
+                         query.root_traits)
+
+
+class TestErrors(unittest.TestCase):
+    """Each documented 400, in the documented order."""
+
+    def assert_400(self, query, text, mv=(1, 39), code=None):
+        with self.assertRaises(webob.exc.HTTPBadRequest) as ctx:
+            parse(query, mv)
+        self.assertIn(text, str(ctx.exception))
+        self.assertEqual(code, ctx.exception.placement_code)
+
+    def test_in_tree_not_a_uuid(self):
+        self.assert_400('resources=VCPU:1&in_tree=x',
+                        "Expected 'in_tree' parameter to be a format of "
+                        "uuid. Got: x")
+
+    def test_root_required_twice(self):
+        self.assert_400('resources=VCPU:1&root_required=A&root_required=B',
+                        "may be specified only once",
+                        code='placement.query.duplicate_key')
+
+    def test_root_required_any_of(self):
+        self.assert_400('resources=VCPU:1&root_required=in:A,B',
+                        "only supported since microversion 1.39")
+
+    def test_root_required_conflict(self):
+        self.assert_400('resources=VCPU:1&root_required=A,!A',
+                        'found in root_required: A',
+                        code='placement.query.bad_value')
+
+    def test_same_subtree_empty_element(self):
+        self.assert_400('resources=VCPU:1&resources_A=VCPU:1'
+                        '&same_subtree=_A,', 'Empty string',
+                        code='placement.query.bad_value')
+
+    def test_no_resources_at_all(self):
+        self.assert_400('required_A=T&same_subtree=_A',
+                        'There must be at least one resources',
+                        code='placement.query.missing_value')
+
+    def test_resourceless_outside_same_subtree(self):
+        self.assert_400('resources=VCPU:1&required_A=T',
+                        "bad group(s) - ['_A']",
+                        code='placement.query.bad_value')
+
+    def test_unknown_same_subtree_suffix(self):
+        self.assert_400('resources=VCPU:1&same_subtree=_X',
+                        "['_X'] not found in ['']",
+                        code='placement.query.bad_value')
+
+    def test_orphans_before_1_36(self):
+        self.assert_400('resources=VCPU:1&required1=T',
+                        'orphaned traits keys: required1', (1, 25))
+        self.assert_400('resources=VCPU:1&member_of1='
+                        '11111111-1111-1111-1111-111111111111',
+                        'orphaned member_of keys: member_of1', (1, 25))
+        self.assert_400('resources=VCPU:1&in_tree1='
+                        '11111111-1111-1111-1111-111111111111',
+                        'All request groups must specify resources.',
+                        (1, 31))
+
+    def test_conflicting_traits_from_1_22(self):
+        self.assert_400('resources=VCPU:1&required=A,!A',
+                        'required: (A)', (1, 22))
+        self.assert_400('resources=VCPU:1&required=in:A,B&required=!A,!B',
+                        'required: (A, B)')
+        parse('resources=VCPU:1&required=in:A,B&required=!A')
+
+    def test_group_policy_required(self):
+        self.assert_400('resources1=VCPU:1&resources2=VCPU:1',
+                        'The "group_policy" parameter is required', (1, 25))
+        parse('resources=VCPU:1&resources1=VCPU:1', (1, 25))
+
+    def test_root_required_checked_before_same_subtree(self):
+        self.assert_400('resources=VCPU:1&root_required=A&root_required=A'
+                        '&same_subtree=,', 'only once',
+                        code='placement.query.duplicate_key')
