@@ -466,7 +466,8 @@ def _uwsgi(database_url, processes=4, threads=4):
 
 
 def _wait_for(port, proc, config_dir):
-    for _ in range(200):
+    # Four workers importing the app can take a while on a busy machine.
+    for _ in range(600):
         if proc.poll() is not None:
             break
         try:
@@ -477,7 +478,8 @@ def _wait_for(port, proc, config_dir):
             pass
         time.sleep(0.1)
     with open(os.path.join(config_dir, 'uwsgi.log')) as log:
-        raise RuntimeError('uwsgi did not start:\n%s' % log.read()[-3000:])
+        raise RuntimeError('uwsgi did not start (exit status %s):\n%s' % (
+            proc.poll(), log.read()[-3000:]))
 
 
 class MySQLConcurrencyTest(_ConcurrencyBase, unittest.TestCase):
