@@ -241,23 +241,52 @@ def _pinned_root(conn, query):
     return None
 
 
-def _roots_with(table, key_column, ids):
-    """SELECT rp.root_provider_id FROM <links> l JOIN resource_providers rp
-    ON rp.id = l.resource_provider_id WHERE l.<key> IN (:ids)
+def _tree_has(table, key_column, ids, root_column, correlated):
+    """True when some provider of the tree rooted at ``root_column`` has a
+    link (trait or aggregate) among ``ids``.
+
+    root IN (SELECT rp.root_provider_id FROM <links> l
+             JOIN resource_providers rp ON rp.id = l.resource_provider_id
+             WHERE l.<key> IN (:ids))
+    or, ``correlated`` (walking roots in id order with a LIMIT):
+    (SELECT 1 FROM <links> l JOIN resource_providers t
+     ON t.id = l.resource_provider_id
+     WHERE t.root_provider_id = root AND l.<key> IN (:ids) LIMIT 1)
+    IS NOT NULL
     """
-    return (sa.select(_RP.c.root_provider_id)
+    if not correlated:
+        return root_column.in_(
+            sa.select(_RP.c.root_provider_id)
             .select_from(table.join(
                 _RP, _RP.c.id == table.c.resource_provider_id))
             .where(key_column.in_(sorted(ids))))
+    tree = _RP.alias('tree_rp')
+    # A scalar subquery, not EXISTS: MariaDB turns EXISTS into a
+    # semi-join that materialises every matching link (O(providers))
+    # before the outer LIMIT; this form is checked root by root.
+    return sa.select(sa.literal(1)).select_from(
+        table.join(tree, tree.c.id == table.c.resource_provider_id)).where(
+        tree.c.root_provider_id == root_column,
+        key_column.in_(sorted(ids))).limit(1).scalar_subquery().isnot(None)
 
 
-def _linked(table, key_column, ids):
-    """SELECT l.resource_provider_id FROM <links> l WHERE l.<key> IN (:ids)"""
-    return (sa.select(table.c.resource_provider_id)
-            .where(key_column.in_(sorted(ids))))
+def _root_has(ids, root_column, correlated):
+    """The root itself has one of the traits ``ids``.
+
+    root IN (SELECT rpt.resource_provider_id FROM resource_provider_traits
+             rpt WHERE rpt.trait_id IN (:ids)), or the scalar form.
+    """
+    if not correlated:
+        return root_column.in_(
+            sa.select(_RPT.c.resource_provider_id)
+            .where(_RPT.c.trait_id.in_(sorted(ids))))
+    return sa.select(sa.literal(1)).select_from(_RPT).where(
+        _RPT.c.resource_provider_id == root_column,
+        _RPT.c.trait_id.in_(sorted(ids))).limit(1).scalar_subquery().isnot(
+            None)
 
 
-def tree_terms(query, lookups, root_column):
+def tree_terms(query, lookups, root_column, correlated=False):
     """WHERE terms on a root id that every viable tree meets.
 
     root_required is checked on the root itself. Without sharing
@@ -268,52 +297,54 @@ def tree_terms(query, lookups, root_column):
     trait_ids, agg_ids = lookups.trait_ids, lookups.agg_ids
     terms = []
     for name in sorted(query.root_traits.required):
-        terms.append(root_column.in_(
-            _linked(_RPT, _RPT.c.trait_id, [trait_ids[name]])))
+        terms.append(_root_has([trait_ids[name]], root_column, correlated))
     if query.root_traits.forbidden:
-        terms.append(root_column.notin_(_linked(
-            _RPT, _RPT.c.trait_id,
-            [trait_ids[n] for n in query.root_traits.forbidden])))
+        terms.append(~_root_has(
+            [trait_ids[n] for n in query.root_traits.forbidden],
+            root_column, correlated))
     if lookups.sharing_ids:
         return terms
     if lookups.is_flat:
-        terms += _forbidden_terms(query, lookups, root_column)
+        terms += _forbidden_terms(query, lookups, root_column, correlated)
     for group in query.groups:
         wanted = [[trait_ids[n]] for n in sorted(group.traits.required)]
         wanted += [[trait_ids[n] for n in any_of]
                    for any_of in group.traits.any_of]
         for ids in wanted:
-            terms.append(root_column.in_(
-                _roots_with(_RPT, _RPT.c.trait_id, ids)))
+            terms.append(_tree_has(_RPT, _RPT.c.trait_id, ids, root_column,
+                                   correlated))
         for any_of in group.aggregates.required:
             ids = [agg_ids[u] for u in any_of if u in agg_ids]
-            terms.append(root_column.in_(
-                _roots_with(_RPA, _RPA.c.aggregate_id, ids)))
+            terms.append(_tree_has(_RPA, _RPA.c.aggregate_id, ids,
+                                   root_column, correlated))
     return terms
 
 
-def _forbidden_terms(query, lookups, root_column):
+def _forbidden_terms(query, lookups, root_column, correlated):
     """Flat deployments only: no tree holding a forbidden trait or
     aggregate of any group (its one provider would serve that group).
     """
     terms = []
     for group in query.groups:
         if group.traits.forbidden:
-            terms.append(root_column.notin_(_roots_with(
+            terms.append(~_tree_has(
                 _RPT, _RPT.c.trait_id,
-                [lookups.trait_ids[n] for n in group.traits.forbidden])))
+                [lookups.trait_ids[n] for n in group.traits.forbidden],
+                root_column, correlated))
         ids = [lookups.agg_ids[u] for u in group.aggregates.forbidden
                if u in lookups.agg_ids]
         if ids:
-            terms.append(root_column.notin_(
-                _roots_with(_RPA, _RPA.c.aggregate_id, ids)))
+            terms.append(~_tree_has(_RPA, _RPA.c.aggregate_id, ids,
+                                    root_column, correlated))
     return terms
 
 
 def _root_filter(query, lookups):
-    """The roots that may anchor a candidate (see tree_terms)."""
+    """The roots that may anchor a candidate (see tree_terms), checked
+    root by root in id order so that a LIMIT stops the scan early.
+    """
     return [_RP.c.parent_provider_id.is_(None),
-            *tree_terms(query, lookups, _RP.c.id)]
+            *tree_terms(query, lookups, _RP.c.id, correlated=True)]
 
 
 def _range_end(conn, query, lookups, low, size):
