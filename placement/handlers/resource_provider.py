@@ -10,6 +10,7 @@ from placement import errors
 from placement import exception
 from placement.handlers import querystring
 from placement import microversion
+from placement.objects import provider_list
 from placement.objects import resource_provider as rp_obj
 from placement.policies import resource_provider as policies
 from placement.schemas import resource_provider as schema
@@ -76,6 +77,12 @@ def _duplicate(exc):
                            code=errors.DUPLICATE_NAME)
 
 
+def _lost_race(exc):
+    """A write that kept losing races with other writers: retry it."""
+    return util.http_error(webob.exc.HTTPConflict, str(exc),
+                           code=errors.CONCURRENT_UPDATE)
+
+
 @wsgi_wrapper.PlacementWsgify
 @util.require_content('application/json')
 def create_resource_provider(req):
@@ -93,6 +100,8 @@ def create_resource_provider(req):
             util.normalize_uuid(parent_uuid) if parent_uuid else None)
     except exception.DuplicateName as exc:
         raise _duplicate(exc)
+    except exception.ConcurrentUpdateDetected as exc:
+        raise _lost_race(exc)
     except exception.ObjectActionError as exc:
         raise util.http_error(
             webob.exc.HTTPBadRequest,
@@ -136,7 +145,7 @@ def _check_dashed_uuid(value):
 
 
 def _parse_list_filter(params, mv):
-    """The validated query string as an rp_obj.ProviderFilter."""
+    """The validated query string as a provider_list.ProviderFilter."""
     member_of = required = None
     if 'member_of' in params:
         member_of = querystring.parse_member_of(params['member_of'], mv)
@@ -147,7 +156,7 @@ def _parse_list_filter(params, mv):
         resources = querystring.parse_resources(_one(params, 'resources'))
     in_tree = _check_dashed_uuid(_one(params, 'in_tree'))
     uuid = _check_dashed_uuid(_one(params, 'uuid'))
-    return rp_obj.ProviderFilter(
+    return provider_list.ProviderFilter(
         # An empty name filters nothing, as upstream.
         name=_one(params, 'name') or None,
         uuid=uuid,
@@ -165,7 +174,7 @@ def list_resource_providers(req):
     params = util.validate_query(req, LIST_SCHEMA.at(mv))
     pfilter = _parse_list_filter(params, mv)
     try:
-        providers = rp_obj.list_providers(ctx, pfilter)
+        providers = provider_list.list_providers(ctx, pfilter)
     except exception.ResourceClassNotFound as exc:
         raise querystring.bad_request(
             'Invalid resource class in resources parameter: %s' % exc)
@@ -201,6 +210,8 @@ def update_resource_provider(req):
             webob.exc.HTTPConflict,
             'Conflicting resource provider %s already exists.'
             % data['name'], code=errors.DUPLICATE_NAME)
+    except exception.ConcurrentUpdateDetected as exc:
+        raise _lost_race(exc)
     except exception.ObjectActionError as exc:
         raise util.http_error(
             webob.exc.HTTPBadRequest,

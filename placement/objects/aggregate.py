@@ -134,6 +134,7 @@ def _retry_on_new_aggregate_race(func):
     return wrapper
 
 
+@rp_obj.race_as_conflict
 @_retry_on_new_aggregate_race
 @db_api.retry_on_deadlock
 def set_aggregates(ctx, provider_uuid: str, uuids,
@@ -146,6 +147,7 @@ def set_aggregates(ctx, provider_uuid: str, uuids,
     generation is left alone. Opens its own transaction.
     """
     with db_api.transaction(ctx) as conn:
+        rp_obj.lock_provider_row(conn, provider_uuid)
         provider = rp_obj.fetch_provider(conn, provider_uuid)
         generation = provider.generation
         if seen_generation is not None:

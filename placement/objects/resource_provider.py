@@ -3,11 +3,12 @@ generation compare-and-swap every provider write goes through.
 
 Queries (``fetch_*``, ``bump_generation``) take ``conn`` first and never
 begin or commit; the public operations (``create_provider``,
-``get_provider``, ``list_providers``, ``update_provider``,
+``get_provider``, ``update_provider``,
 ``delete_provider``) each open exactly one transaction. No WebOb here.
 """
 import dataclasses
 import datetime
+import functools
 import typing
 
 from oslo_db import exception as db_exc
@@ -17,9 +18,6 @@ from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
-from placement.objects import aggregate as aggregate_obj
-from placement.objects import resource_class as rc_obj
-from placement.objects import trait as trait_obj
 
 # An argument that was not given at all (as opposed to given as None).
 UNSET = object()
@@ -37,22 +35,6 @@ class Provider:
     root_provider_uuid: str
     created_at: typing.Optional[datetime.datetime]
     updated_at: typing.Optional[datetime.datetime]
-
-
-@dataclasses.dataclass(frozen=True)
-class ProviderFilter:
-    """What GET /resource_providers asks for; every field optional.
-
-    ``resources`` is {class name: amount}; ``member_of`` a
-    solver.model.AggregateFilter; ``required`` a solver.model.TraitFilter.
-    """
-    name: typing.Optional[str] = None
-    uuid: typing.Optional[str] = None
-    in_tree: typing.Optional[str] = None
-    resources: typing.Mapping[str, int] = dataclasses.field(
-        default_factory=dict)
-    member_of: typing.Any = None
-    required: typing.Any = None
 
 
 def select_providers_stmt():
@@ -128,6 +110,34 @@ def bump_generation(conn, provider_id, seen_generation) -> int:
     return new_generation
 
 
+def lock_provider_row(conn, uuid) -> None:
+    """SELECT id FROM resource_providers WHERE uuid = :uuid FOR UPDATE
+
+    Taken before any plain read of the row, so that a writer never holds a
+    shared lock it must later upgrade (MariaDB at SERIALIZABLE turns plain
+    reads into shared locks, and two upgrades deadlock). A no-op on SQLite.
+    """
+    rp = models.resource_providers
+    conn.execute(sa.select(rp.c.id).where(rp.c.uuid == uuid)
+                 .with_for_update()).all()
+
+
+def race_as_conflict(func):
+    """Report a deadlock or serialization failure that outlived
+    ``retry_on_deadlock`` as ConcurrentUpdateDetected (a lost race the
+    client re-reads and retries), never as a 500.
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except (db_exc.DBError, sa.exc.DBAPIError) as exc:
+            if db_api._is_retryable(exc):  # the shared deadlock test
+                raise exception.ConcurrentUpdateDetected()
+            raise
+    return wrapper
+
+
 # --- create ---------------------------------------------------------------
 
 def _create_error(reason):
@@ -176,6 +186,7 @@ def _insert_provider(conn, uuid, name, parent):
     return provider_id
 
 
+@race_as_conflict
 @db_api.retry_on_deadlock
 def create_provider(ctx, uuid: str, name: str,
                     parent_uuid: typing.Optional[str] = None) -> Provider:
@@ -220,66 +231,6 @@ def get_provider(ctx, uuid: str) -> Provider:
     """The provider with ``uuid``; raise ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
         return fetch_provider(conn, uuid)
-
-
-def _tree_clause(in_tree_uuid):
-    """rp.root_provider_id = (SELECT root_provider_id FROM
-    resource_providers WHERE uuid = :in_tree)
-    """
-    rp = models.resource_providers
-    other = rp.alias('in_tree')
-    root_id = (sa.select(other.c.root_provider_id)
-               .where(other.c.uuid == in_tree_uuid).scalar_subquery())
-    return rp.c.root_provider_id == root_id
-
-
-def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids):
-    """The list query: every filter of ``pfilter`` as a WHERE clause.
-
-    ``rc_ids`` maps the requested class names to ids, ``trait_ids`` the
-    trait names of ``pfilter.required``. Ordered by provider id:
-
-    <select_providers_stmt> WHERE rp.name = :name AND rp.uuid = :uuid
-      AND rp.root_provider_id = (SELECT root_provider_id ... :in_tree)
-      AND EXISTS (<fits :rc_id :amount>) ...          -- per class
-      AND EXISTS (<rp in any of :aggs>) ...           -- per member_of
-      AND NOT EXISTS (<rp in any of :forbidden aggs>)
-      AND EXISTS (<rp has :trait>) ...                -- per required
-      AND NOT EXISTS (<rp has any of :forbidden>)
-      AND EXISTS (<rp has any of :any_of>) ...        -- per in: group
-    ORDER BY rp.id
-    """
-    rp = models.resource_providers
-    stmt = select_providers_stmt()
-    if pfilter.name is not None:
-        stmt = stmt.where(rp.c.name == pfilter.name)
-    if pfilter.uuid is not None:
-        stmt = stmt.where(rp.c.uuid == pfilter.uuid)
-    if pfilter.in_tree is not None:
-        stmt = stmt.where(_tree_clause(pfilter.in_tree))
-    for name, amount in sorted(pfilter.resources.items()):
-        stmt = stmt.where(_sql.provider_fits_clause(
-            rp.c.id, rc_ids[name], amount))
-    if pfilter.member_of:
-        stmt = stmt.where(*aggregate_obj.member_of_clauses(
-            rp.c.id, pfilter.member_of))
-    if pfilter.required:
-        stmt = stmt.where(*trait_obj.trait_clauses(
-            rp.c.id, pfilter.required, trait_ids))
-    return stmt.order_by(rp.c.id)
-
-
-def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[Provider]:
-    """Providers matching every filter, by id.
-
-    Raises ResourceClassNotFound / TraitNotFound for unknown names.
-    """
-    with db_api.reader(ctx) as conn:
-        rc_ids = rc_obj.fetch_ids_by_name(conn, pfilter.resources)
-        trait_ids = trait_obj.fetch_ids_by_name(
-            conn, pfilter.required.names if pfilter.required else ())
-        stmt = select_filtered_providers_stmt(pfilter, rc_ids, trait_ids)
-        return [provider_from_row(row) for row in conn.execute(stmt)]
 
 
 # --- update ---------------------------------------------------------------
@@ -387,6 +338,7 @@ def _reparent(conn, uuid, parent_uuid, allow_reparenting):
         _move(conn, me, parent)
 
 
+@race_as_conflict
 @db_api.retry_on_deadlock
 def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
                     allow_reparenting: bool = False) -> Provider:
@@ -400,6 +352,8 @@ def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
         with db_api.transaction(ctx) as conn:
             if parent_uuid is not UNSET:
                 _reparent(conn, uuid, parent_uuid, allow_reparenting)
+            else:
+                lock_provider_row(conn, uuid)
             provider = fetch_provider(conn, uuid)
             _check_unique(conn, None, name, exclude_id=provider.id)
             rp = models.resource_providers
@@ -417,6 +371,7 @@ def _has_rows(conn, column, value):
                         .limit(1)).first() is not None
 
 
+@race_as_conflict
 @db_api.retry_on_deadlock
 def delete_provider(ctx, uuid: str) -> None:
     """Delete a leaf provider without allocations, with its inventories
@@ -432,6 +387,7 @@ def delete_provider(ctx, uuid: str) -> None:
     """
     try:
         with db_api.transaction(ctx) as conn:
+            lock_provider_row(conn, uuid)
             _delete_provider(conn, fetch_provider(conn, uuid))
     except db_exc.DBReferenceError:
         # A child was added while this delete ran.

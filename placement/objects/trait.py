@@ -219,6 +219,7 @@ def replace_provider_traits(conn, provider_id, current, wanted) -> None:
             created_at=now))
 
 
+@rp_obj.race_as_conflict
 @db_api.retry_on_deadlock
 def set_provider_traits(ctx, provider_uuid: str, names,
                         seen_generation: typing.Optional[int]
@@ -241,6 +242,7 @@ def set_provider_traits(ctx, provider_uuid: str, names,
 
 def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
     with db_api.transaction(ctx) as conn:
+        rp_obj.lock_provider_row(conn, provider_uuid)
         provider = rp_obj.fetch_provider(conn, provider_uuid)
         if seen_generation is None:
             seen_generation = provider.generation

@@ -1,16 +1,19 @@
-"""Concurrent trait and aggregate writes to one provider (MariaDB and
-PostgreSQL only).
+"""Concurrent writes to providers (MariaDB and PostgreSQL only).
 
-Many threads read the provider's generation and PUT a new trait set or a
-new aggregate set with it, through the WSGI app in-process. Each PUT
-changes the set, so each success must bump the generation exactly once.
-Afterwards: every write either landed (200) or was refused (409
-placement.concurrent_update), nothing answered anything else, the
-successful writes returned the generations 1..n with no repeats, the
-final generation is n, and the stored sets are those of the write that
-returned n. Each backend runs at each isolation level it offers.
+- Generations: many threads read a provider's generation and PUT a new
+  trait set or a new aggregate set with it. Each PUT changes the set, so
+  each success must bump the generation exactly once: every write either
+  landed (200) or was refused (409 placement.concurrent_update), the
+  successes returned the generations 1..n with no repeats, the final
+  generation is n, and the stored sets are those of the write that
+  returned n. At each isolation level the backend offers.
+- Moves: crossing re-parents never build a cycle.
+- New aggregates: providers joining one new aggregate at once all land.
+- Deletes racing writes: no orphan allocations, trait links or children,
+  and never a 5xx.
 
-SQLite is skipped: it serializes writers and proves nothing here.
+All requests go through the WSGI app in-process. SQLite is skipped: it
+serializes writers and proves nothing here.
 """
 import json
 import threading
@@ -55,6 +58,23 @@ def _send(app, method, path, body=None):
 
 def _trait(writer, attempt):
     return 'CUSTOM_W%d_A%d' % (writer, attempt)
+
+
+class _BackendCase:
+    """A placement app on a fresh database of ``backend_name``; skipped
+    when that server is not available."""
+    backend_name = None
+
+    def setUp(self):
+        super().setUp()
+        self.backend = _backend(self.backend_name)
+        if self.backend is None:
+            self.skipTest('%s is not available' % self.backend_name)
+        self.placement = app_fixture.PlacementApp(self.backend)
+        self.addCleanup(self.placement.cleanup)
+
+    def _send(self, method, path, body=None):
+        return _send(self.placement.app, method, path, body)
 
 
 class _Storm:
@@ -108,24 +128,15 @@ class _Storm:
         return self.results
 
 
-class _ConcurrencyBase:
-    backend_name = None
+class _ConcurrencyBase(_BackendCase):
 
     def setUp(self):
         super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
         for writer in range(WRITERS):
             for attempt in range(WRITES_PER_WRITER):
                 status, _ = self._send('PUT', '/traits/%s'
                                        % _trait(writer, attempt))
                 self.assertEqual(201, status)
-
-    def _send(self, method, path, body=None):
-        return _send(self.placement.app, method, path, body)
 
     def _set_isolation(self, level):
         if not hasattr(self, '_base_writer'):
@@ -195,21 +206,9 @@ class PostgreSQLProviderConcurrencyTest(_ConcurrencyBase, unittest.TestCase):
     backend_name = 'postgresql'
 
 
-class _MoveBase:
+class _MoveBase(_BackendCase):
     """Crossing re-parents at 1.37 never build a cycle."""
-    backend_name = None
     ROUNDS = 5
-
-    def setUp(self):
-        super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
-
-    def _send(self, method, path, body=None):
-        return _send(self.placement.app, method, path, body)
 
     def _create(self, name, parent=None):
         rp_uuid = str(uuid.uuid4())
@@ -271,19 +270,10 @@ class PostgreSQLMoveTest(_MoveBase, unittest.TestCase):
     backend_name = 'postgresql'
 
 
-class _NewAggregateBase:
+class _NewAggregateBase(_BackendCase):
     """Providers joining the same brand-new aggregate at once all succeed:
     the losers of the aggregate-row race retry and find it."""
-    backend_name = None
     PROVIDERS = 8
-
-    def setUp(self):
-        super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
 
     def test_joining_one_new_aggregate_at_once(self):
         rp_uuids = [str(uuid.uuid4()) for _ in range(self.PROVIDERS)]
@@ -324,24 +314,12 @@ class PostgreSQLNewAggregateTest(_NewAggregateBase, unittest.TestCase):
     backend_name = 'postgresql'
 
 
-class _DeleteWhileClaimingBase:
+class _DeleteWhileClaimingBase(_BackendCase):
     """A provider deleted while consumers claim from it leaves no orphan:
     either the delete lost (409, the provider keeps its allocations) or
     it won and no allocation against it survives."""
-    backend_name = None
     CLAIMERS = 6
     ROUNDS = 4
-
-    def setUp(self):
-        super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
-
-    def _send(self, method, path, body=None):
-        return _send(self.placement.app, method, path, body)
 
     def _provider_with_inventory(self):
         rp_uuid = str(uuid.uuid4())
@@ -418,23 +396,11 @@ class PostgreSQLDeleteWhileClaimingTest(_DeleteWhileClaimingBase,
     backend_name = 'postgresql'
 
 
-class _ForeignKeyRaceBase:
+class _ForeignKeyRaceBase(_BackendCase):
     """Deletes racing writes that reference the deleted row answer 4xx,
     never 5xx, and leave no dangling reference."""
-    backend_name = None
     ROUNDS = 4
     WRITERS = 4
-
-    def setUp(self):
-        super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
-
-    def _send(self, method, path, body=None):
-        return _send(self.placement.app, method, path, body)
 
     def _race(self, requests):
         """Run [(method, path, body)] at once; their (status, text)."""

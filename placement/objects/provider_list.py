@@ -1,0 +1,95 @@
+"""The provider list: GET /resource_providers and its filters as one
+SQL statement (name, uuid, in_tree, resources, member_of, required).
+
+Builders and the one read operation; the filter clauses themselves live
+with their entities (``aggregate.member_of_clauses``,
+``trait.trait_clauses``, ``_sql.provider_fits_clause``). No WebOb here.
+"""
+import dataclasses
+import typing
+
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+from placement.objects import _sql
+from placement.objects import aggregate as aggregate_obj
+from placement.objects import resource_class as rc_obj
+from placement.objects import resource_provider as rp_obj
+from placement.objects import trait as trait_obj
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderFilter:
+    """What GET /resource_providers asks for; every field optional.
+
+    ``resources`` is {class name: amount}; ``member_of`` a
+    solver.model.AggregateFilter; ``required`` a solver.model.TraitFilter.
+    """
+    name: typing.Optional[str] = None
+    uuid: typing.Optional[str] = None
+    in_tree: typing.Optional[str] = None
+    resources: typing.Mapping[str, int] = dataclasses.field(
+        default_factory=dict)
+    member_of: typing.Any = None
+    required: typing.Any = None
+
+
+def _tree_clause(in_tree_uuid):
+    """rp.root_provider_id = (SELECT root_provider_id FROM
+    resource_providers WHERE uuid = :in_tree)
+    """
+    rp = models.resource_providers
+    other = rp.alias('in_tree')
+    root_id = (sa.select(other.c.root_provider_id)
+               .where(other.c.uuid == in_tree_uuid).scalar_subquery())
+    return rp.c.root_provider_id == root_id
+
+
+def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids):
+    """The list query: every filter of ``pfilter`` as a WHERE clause.
+
+    ``rc_ids`` maps the requested class names to ids, ``trait_ids`` the
+    trait names of ``pfilter.required``. Ordered by provider id:
+
+    <select_providers_stmt> WHERE rp.name = :name AND rp.uuid = :uuid
+      AND rp.root_provider_id = (SELECT root_provider_id ... :in_tree)
+      AND EXISTS (<fits :rc_id :amount>) ...          -- per class
+      AND EXISTS (<rp in any of :aggs>) ...           -- per member_of
+      AND NOT EXISTS (<rp in any of :forbidden aggs>)
+      AND EXISTS (<rp has :trait>) ...                -- per required
+      AND NOT EXISTS (<rp has any of :forbidden>)
+      AND EXISTS (<rp has any of :any_of>) ...        -- per in: group
+    ORDER BY rp.id
+    """
+    rp = models.resource_providers
+    stmt = rp_obj.select_providers_stmt()
+    if pfilter.name is not None:
+        stmt = stmt.where(rp.c.name == pfilter.name)
+    if pfilter.uuid is not None:
+        stmt = stmt.where(rp.c.uuid == pfilter.uuid)
+    if pfilter.in_tree is not None:
+        stmt = stmt.where(_tree_clause(pfilter.in_tree))
+    for name, amount in sorted(pfilter.resources.items()):
+        stmt = stmt.where(_sql.provider_fits_clause(
+            rp.c.id, rc_ids[name], amount))
+    if pfilter.member_of:
+        stmt = stmt.where(*aggregate_obj.member_of_clauses(
+            rp.c.id, pfilter.member_of))
+    if pfilter.required:
+        stmt = stmt.where(*trait_obj.trait_clauses(
+            rp.c.id, pfilter.required, trait_ids))
+    return stmt.order_by(rp.c.id)
+
+
+def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[rp_obj.Provider]:
+    """Providers matching every filter, by id.
+
+    Raises ResourceClassNotFound / TraitNotFound for unknown names.
+    """
+    with db_api.reader(ctx) as conn:
+        rc_ids = rc_obj.fetch_ids_by_name(conn, pfilter.resources)
+        trait_ids = trait_obj.fetch_ids_by_name(
+            conn, pfilter.required.names if pfilter.required else ())
+        stmt = select_filtered_providers_stmt(pfilter, rc_ids, trait_ids)
+        return [rp_obj.provider_from_row(row) for row in conn.execute(stmt)]
