@@ -57,15 +57,16 @@ def set_aggregates(req):
     ctx.authorize(policies.UPDATE)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    current = aggregate_obj.get_aggregates(ctx, uuid)  # 404 before 400
-    data = util.extract_json(req.body, PUT_SCHEMA.at(mv))
+    try:
+        data = util.extract_json(req.body, PUT_SCHEMA.at(mv))
+    except webob.exc.HTTPBadRequest:
+        aggregate_obj.get_aggregates(ctx, uuid)  # a 404 comes first
+        raise
     seen_generation = None
     uuids = data
     if mv >= microversion.AGGREGATES_GENERATION:
         seen_generation = data['resource_provider_generation']
         uuids = data['aggregates']
-        if seen_generation != current.generation:
-            raise _generation_conflict()
     try:
         result = aggregate_obj.set_aggregates(ctx, uuid, uuids,
                                               seen_generation)
