@@ -101,3 +101,10 @@ for q in queries:
         bad += 1; print('DIFF', q, [uuids.index(x) for x in l1], [uuids.index(x) for x in l2])
 print('queries', len(queries), 'differences', bad, 'nonempty', nonempty)
 pa.cleanup()
+# Leave the live server as it was: consumers, then children before parents.
+for u in uuids:
+    up('DELETE', '/allocations/%s' % uuid.uuid5(uuid.NAMESPACE_OID, u))
+for index in (3, 2, 1, 0, 5, 4, 7, 6):
+    up('DELETE', '/resource_providers/%s' % uuids[index])
+for t in traits[:3]:
+    up('DELETE', '/traits/' + t)
