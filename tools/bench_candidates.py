@@ -179,10 +179,17 @@ def _batched(rows, size):
 
 # --- loading through the API ---------------------------------------------
 
-def load_http(url, nodes, workers=16):
-    session = requests.Session()
+def load_http(url, nodes, db_url=None, workers=8):
+    """Create ``nodes`` through the API, parents before children, in
+    parallel; with ``db_url`` the data tables are emptied first.
+    """
+    if db_url:
+        engine = sa.create_engine(db_url)
+        with engine.begin() as conn:
+            _reset(conn)
+        engine.dispose()
     for name in CUSTOM_TRAITS:
-        session.put(url + '/traits/' + name, headers=HEADERS)
+        requests.put(url + '/traits/' + name, headers=HEADERS)
     uuids = {node[0]: str(uuid.uuid4()) for node in nodes}
     depth = {}
     for name, parent, *_ in nodes:
@@ -195,9 +202,9 @@ def load_http(url, nodes, workers=16):
 
 def _create_http(url, node, uuids):
     name, parent, inventory, traits, aggs = node
-    s = requests.Session()
+    s = requests  # uwsgi --http-socket closes each connection
     rp_uuid = uuids[name]
-    body = {'name': name, 'uuid': rp_uuid}
+    body = {'name': '%s-%s' % (name, rp_uuid[:8]), 'uuid': rp_uuid}
     if parent:
         body['parent_provider_uuid'] = uuids[parent]
     s.post(url + '/resource_providers', json=body,
@@ -291,7 +298,7 @@ def run_size(args, targets, n):
         if args.load == 'sql':
             load_sql(db, nodes)
         elif args.load == 'http':
-            load_http(url, nodes)
+            load_http(url, nodes, db)
         print('# %s: loaded %d providers (%s) in %.1fs'
               % (label, len(nodes), args.load, time.time() - start))
     print('%-32s %7s | %-28s | %-28s | ratio' % (

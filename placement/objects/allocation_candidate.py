@@ -339,12 +339,12 @@ def _forbidden_terms(query, lookups, root_column, correlated):
     return terms
 
 
-def _root_filter(query, lookups):
-    """The roots that may anchor a candidate (see tree_terms), checked
-    root by root in id order so that a LIMIT stops the scan early.
+def _root_filter(query, lookups, correlated=True):
+    """The roots that may anchor a candidate (see tree_terms); by default
+    checked root by root in id order so that a LIMIT stops the scan early.
     """
     return [_RP.c.parent_provider_id.is_(None),
-            *tree_terms(query, lookups, _RP.c.id, correlated=True)]
+            *tree_terms(query, lookups, _RP.c.id, correlated)]
 
 
 def _range_end(conn, query, lookups, low, size):
@@ -361,7 +361,7 @@ def _range_end(conn, query, lookups, low, size):
 
 def _random_chunks(conn, query, lookups, rng):
     ids = [row.id for row in conn.execute(
-        sa.select(_RP.c.id).where(*_root_filter(query, lookups))
+        sa.select(_RP.c.id).where(*_root_filter(query, lookups, False))
         .order_by(_RP.c.id))]
     rng.shuffle(ids)
     start, size = 0, FIRST_CHUNK

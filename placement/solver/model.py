@@ -154,9 +154,9 @@ class CandidateQuery:
 class Snapshot:
     """The providers a request can use, indexed by integer id.
 
-    inventories: {provider_id: {class name: Inventory}} (requested classes
-    only); traits / aggregates: {provider_id: frozenset of names / uuids}
-    (only those the query mentions); sharing: ids of sharing providers;
+    inventories: {provider_id: {class name: Inventory}}; traits /
+    aggregates: {provider_id: frozenset of names / uuids} (those the query
+    mentions suffice); sharing: ids of sharing providers;
     sharing_anchors: {sharing provider id: frozenset of root ids};
     anchors: the root ids to solve for, in order; has_nested: whether the
     deployment has any provider with a parent.
