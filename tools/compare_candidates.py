@@ -33,6 +33,30 @@ DATA_TABLES = ('allocations', 'inventories', 'resource_provider_traits',
 
 BASE = ('resources=VCPU:1,MEMORY_MB:512,DISK_GB:500')
 SCENARIOS = [
+    ('FLAT_MIXED', [
+        ('1.10', 'resources=VCPU:1'),
+        ('1.17', 'resources=VCPU:1&required=HW_CPU_X86_AVX2'),
+        ('1.22', 'resources=VCPU:1&required=!CUSTOM_GOLD'),
+        ('1.39', 'resources=VCPU:1&required=in:CUSTOM_GOLD,HW_CPU_X86_AVX2'
+                 '&required=!HW_CPU_X86_AVX2'),
+        ('1.21', 'resources=VCPU:1&member_of={AGGA}'),
+        ('1.32', 'resources=VCPU:1&member_of=!{AGGA}'),
+        ('1.32', 'resources=VCPU:1&member_of=in:{AGGA},{AGGB}'
+                 '&member_of=!{AGGB}'),
+        ('1.35', 'resources=VCPU:1&root_required=CUSTOM_GOLD'),
+        ('1.35', 'resources=VCPU:1&root_required=!CUSTOM_GOLD'),
+        ('1.25', 'resources1=VCPU:1&required1=CUSTOM_GOLD'
+                 '&resources2=MEMORY_MB:100&group_policy=none'),
+        ('1.25', 'resources1=VCPU:1&resources2=VCPU:1&group_policy=none'),
+        ('1.25', 'resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate'),
+        ('1.25', 'resources=DISK_GB:15'),
+        ('1.25', 'resources=DISK_GB:20,VCPU:2'),
+        ('1.16', 'resources=VCPU:1&limit=2'),
+        ('1.31', 'resources=VCPU:1&in_tree={CN2}'),
+        ('1.31', 'resources1=VCPU:1&in_tree1={CN3}'),
+        ('1.36', 'resources=VCPU:1&required_X=CUSTOM_GOLD&same_subtree=_X'),
+        ('1.25', 'resources=VCPU:1&member_of1={AGGA}&resources1=DISK_GB:10'),
+    ]),
     ('E1_SHARING_FLAT', [
         ('1.29', BASE), ('1.10', BASE), ('1.12', BASE),
         ('1.29', 'resources=DISK_GB:500'),
