@@ -33,11 +33,11 @@ SCENARIOS = int(os.environ.get("AGREEMENT_SCENARIOS", 6))
 QUERIES = 12
 
 
-def random_tree(rng, count):
+def random_tree(rng, count, nesting=NESTING):
     nodes, depth = [], {}
     for i in range(count):
         parents = [n.name for n in nodes if depth[n.name] < 2]
-        parent = rng.choice(parents) if parents and rng.random() < NESTING \
+        parent = rng.choice(parents) if parents and rng.random() < nesting \
             else None
         name = 'P%d' % i
         depth[name] = 0 if parent is None else depth[parent] + 1
@@ -47,7 +47,7 @@ def random_tree(rng, count):
                      for rc in rng.sample(CLASSES, rng.randint(0, 2))}
         used = {rc: 1 for rc in inventory if rng.random() < .2}
         traits = rng.sample(TRAITS, rng.randint(0, 2))
-        if parent is None and rng.random() < NESTING / 2.4:
+        if parent is None and rng.random() < nesting / 2.4:
             traits.append(ct.SHARES)
         nodes.append(ct.Node(name, parent, inventory, traits,
                              rng.sample(AGGS, rng.randint(0, 1)), used))
@@ -183,7 +183,9 @@ class TestAgreement(unittest.TestCase):
                 conn.execute(sa.update(models.resource_providers).values(
                     parent_provider_id=None, root_provider_id=None))
                 conn.execute(sa.delete(models.resource_providers))
-            tree = random_tree(rng, rng.choice((3, 6, 9, 40)))
+            # Every other scenario is flat: no nesting, no sharing.
+            tree = random_tree(rng, rng.choice((3, 6, 9, 40)),
+                               NESTING if scenario % 2 else 0)
             aggs = {a: str(uuid.UUID(int=rng.getrandbits(128)))
                     for a in AGGS}
             os.environ.update({a + '_UUID': u for a, u in aggs.items()})
