@@ -247,6 +247,18 @@ def time_query(url, query, repeat):
     return statistics.median(samples), p95, count
 
 
+def throughput(url, query, concurrency, total):
+    """Requests per second with ``concurrency`` clients, ``total`` in all."""
+    target = url + '/allocation_candidates?' + query
+
+    def one(_):
+        requests.get(target, headers=HEADERS).raise_for_status()
+    start = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, range(total)))
+    return total / (time.perf_counter() - start)
+
+
 def worker_rss(master_pid):
     """{pid: RSS MiB} of the processes whose parent is ``master_pid``."""
     found = {}
@@ -280,6 +292,9 @@ def main():
     parser.add_argument('--load', choices=('http', 'sql', 'none'),
                         default='http')
     parser.add_argument('--repeat', type=int, default=20)
+    parser.add_argument('--concurrency', type=int, default=0,
+                        help='also measure requests/s with this many '
+                             'parallel clients (the first query)')
     parser.add_argument('--pid', type=int, help='uwsgi master pid (RSS)')
     parser.add_argument('--compare-pid', type=int)
     args = parser.parse_args()
@@ -314,6 +329,14 @@ def run_size(args, targets, n):
                 figures[1][0], figures[1][1], figures[1][0] / figures[0][0],
                 figures[1][2])
         print(row, flush=True)
+    if args.concurrency:
+        name, query = QUERIES[args.shape][0]
+        rates = [throughput(url, query, args.concurrency,
+                            args.concurrency * args.repeat)
+                 for _, url, _, _ in targets]
+        print('# %s at concurrency %d: %s req/s' % (
+            name, args.concurrency,
+            ' vs '.join('%.1f' % rate for rate in rates)))
     for label, _, _, pid in targets:
         if pid:
             rss = worker_rss(pid)
