@@ -1,12 +1,14 @@
 """Allocation candidates: gather what a request can use, solve, summarise.
 
 One read transaction. A fixed set of queries per *chunk of roots* builds a
-``solver.model.Snapshot`` with the request's filters pushed into SQL
-(requested classes with room for the smallest asked amount, only the
-traits and aggregates the request names); the pure solver does the rest.
+``solver.model.Snapshot``: whole trees that can hold every required trait
+and aggregate (tree-level filters in SQL, exact in a flat deployment, where
+the solver then skips them), their inventories and usage, and only the
+trait and aggregate links the request names. The pure solver does the rest.
 Without a cap every root is one chunk; with ``limit`` (depth-first, the
 default) roots are read in growing id ranges until enough candidates
-exist, so a small limit costs the same at any deployment size.
+exist, so a small limit costs the same at any deployment size. Summaries
+come from the same reads plus one query for the traits of their providers.
 """
 import contextlib
 import dataclasses
