@@ -30,26 +30,18 @@ import unittest
 import uuid
 
 import sqlalchemy as sa
-import webob
 
 from placement.db import models
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
+from placement.tests.functional.fixtures import concurrency
 
 PROVIDERS = 3
 VCPU_PER_PROVIDER = 6
 WRITERS = 10
 CLAIMS_PER_WRITER = 4        # 40 claims for 18 units: they fill up
-HEADERS = {'x-auth-token': 'admin', 'content-type': 'application/json',
-           'accept': 'application/json',
-           'openstack-api-version': 'placement 1.38'}
-
-ISOLATION_LEVELS = {
-    'mysql': ('REPEATABLE READ', 'READ COMMITTED', 'SERIALIZABLE'),
-    'postgresql': ('READ COMMITTED', 'REPEATABLE READ', 'SERIALIZABLE'),
-}
+HEADERS = dict(concurrency.HEADERS,
+               **{'openstack-api-version': 'placement 1.38'})
 
 
 def claim_body(rp_uuid, consumer_uuid, generation=None):
@@ -62,15 +54,6 @@ def claim_body(rp_uuid, consumer_uuid, generation=None):
         'consumer_generation': generation,
         'consumer_type': 'INSTANCE',
     }
-
-
-def _backend(name):
-    if name not in backends.wanted():
-        return None
-    for backend in backends.available():
-        if backend.name == name:
-            return backend
-    return None
 
 
 class _Claims:
@@ -98,10 +81,7 @@ class _Claims:
         barrier = threading.Barrier(WRITERS)
         threads = [threading.Thread(target=self._writer, args=(i, barrier))
                    for i in range(WRITERS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=300)
+        concurrency.run_threads(threads, timeout=300)
         return self.results
 
 
@@ -134,16 +114,10 @@ class _UsageMonitor(threading.Thread):
         self.engine.dispose()
 
 
-class _ConcurrencyBase:
-    backend_name = None
+class _ConcurrencyBase(concurrency.BackendCase):
 
     def setUp(self):
         super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
         self.provider_uuids = []
         for index in range(PROVIDERS):
             rp_uuid = str(uuid.uuid4())
@@ -157,25 +131,8 @@ class _ConcurrencyBase:
     # --- sending ------------------------------------------------------------
 
     def _send_in_process(self, method, path, body=None, headers=HEADERS):
-        req = webob.Request.blank(path, method=method, headers=headers)
-        if body is not None:
-            req.body = json.dumps(body).encode('utf-8')
-        resp = req.get_response(self.placement.app)
-        return resp.status_int, resp.text
-
-    def _set_isolation(self, level):
-        # Derived from the engine as built each time: options set on an
-        # already derived engine do not replace its isolation level.
-        if not hasattr(self, '_base_writer'):
-            self._base_writer = self.placement.db.writer
-        self.placement.db.writer = self._base_writer.execution_options(
-            isolation_level=level)
-        with self.placement.db.writer.begin() as conn:
-            query = ('SELECT @@tx_isolation' if self.backend_name == 'mysql'
-                     else 'SHOW transaction_isolation')
-            actual = conn.execute(sa.text(query)).scalar()
-        self.assertEqual(level.lower().replace(' ', '-'),
-                         actual.lower().replace(' ', '-'))
+        return concurrency.send(self.placement.app, method, path, body,
+                                headers)
 
     # --- checks -------------------------------------------------------------
 
@@ -255,9 +212,10 @@ class _ConcurrencyBase:
         self._retry_a_failed_claim(self._send_in_process, results)
 
     def test_threads_at_every_isolation_level(self):
-        for level in ISOLATION_LEVELS[self.backend_name]:
+        levels = concurrency.ISOLATION_LEVELS[self.backend_name]
+        for level in levels:
             with self.subTest(isolation=level):
-                if level != ISOLATION_LEVELS[self.backend_name][0]:
+                if level != levels[0]:
                     self._reset()
                 self._threads_at(level)
 
@@ -351,11 +309,8 @@ class _ReshapeRace:
 
     def _reshape(self, body, barrier, outcome):
         barrier.wait()
-        req = webob.Request.blank('/reshaper', method='POST',
-                                  headers=RESHAPE_HEADERS)
-        req.body = json.dumps(body).encode('utf-8')
-        resp = req.get_response(self.test.placement.app)
-        outcome.append((resp.status_int, resp.text))
+        outcome.append(concurrency.send(self.test.placement.app, 'POST',
+                                        '/reshaper', body, RESHAPE_HEADERS))
 
     def _claim(self, barrier, claims, delay):
         barrier.wait()
@@ -380,10 +335,7 @@ class _ReshapeRace:
         threads += [threading.Thread(target=self._claim,
                                      args=(barrier, claims, delay))
                     for _ in range(3)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
+        concurrency.run_threads(threads, timeout=120)
         status, text = outcome[0]
         self.test.assertIn(status, (204, 409), text)
         self.conflicts.append(text if status == 409 else None)

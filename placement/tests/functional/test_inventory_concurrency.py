@@ -17,29 +17,10 @@ import threading
 import unittest
 import uuid
 
-import webob
-
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
+from placement.tests.functional.fixtures import concurrency
 
 WRITERS = 8
 WRITES_PER_WRITER = 12
-HEADERS = {'x-auth-token': 'admin', 'content-type': 'application/json',
-           'accept': 'application/json',
-           'openstack-api-version': 'placement 1.39'}
-ISOLATION_LEVELS = {
-    'mysql': ('REPEATABLE READ', 'READ COMMITTED', 'SERIALIZABLE'),
-    'postgresql': ('READ COMMITTED', 'REPEATABLE READ', 'SERIALIZABLE'),
-}
-
-
-def _backend(name):
-    if name not in backends.wanted():
-        return None
-    for backend in backends.available():
-        if backend.name == name:
-            return backend
-    return None
 
 
 class _Writes:
@@ -110,10 +91,7 @@ class _Writes:
         barrier = threading.Barrier(WRITERS)
         threads = [threading.Thread(target=self._writer, args=(i, barrier))
                    for i in range(WRITERS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=300)
+        concurrency.run_threads(threads, timeout=300)
 
 
 def _code(body):
@@ -123,27 +101,12 @@ def _code(body):
         return None
 
 
-class _InventoryConcurrency:
-    backend_name = None
-
-    def setUp(self):
-        super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
+class _InventoryConcurrency(concurrency.BackendCase):
 
     def _send(self, method, path, body=None):
-        req = webob.Request.blank(path, method=method, headers=HEADERS)
-        if body is not None:
-            req.body = json.dumps(body).encode('utf-8')
-        resp = req.get_response(self.placement.app)
-        return resp.status_int, (json.loads(resp.text) if resp.text else None)
-
-    def _set_isolation(self, level):
-        self.placement.db.writer = self.placement.db.writer.execution_options(
-            isolation_level=level)
+        """(status, decoded JSON body or None)."""
+        status, text = super()._send(method, path, body)
+        return status, (json.loads(text) if text else None)
 
     def _new_provider(self):
         rp_uuid = str(uuid.uuid4())
@@ -182,7 +145,7 @@ class _InventoryConcurrency:
         return writes
 
     def test_writers_land_once_or_conflict(self):
-        for level in ISOLATION_LEVELS[self.backend_name]:
+        for level in concurrency.ISOLATION_LEVELS[self.backend_name]:
             with self.subTest(isolation=level):
                 self._set_isolation(level)
                 writes = self._storm()
@@ -209,10 +172,7 @@ class _InventoryConcurrency:
 
         threads = [threading.Thread(target=writer, args=(i,))
                    for i in range(WRITERS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=300)
+        concurrency.run_threads(threads, timeout=300)
         return results
 
     def _custom_ids(self):
@@ -222,7 +182,7 @@ class _InventoryConcurrency:
                 if not rc.is_standard}
 
     def test_custom_classes_get_distinct_ids(self):
-        for level in ISOLATION_LEVELS[self.backend_name]:
+        for level in concurrency.ISOLATION_LEVELS[self.backend_name]:
             with self.subTest(isolation=level):
                 self._set_isolation(level)
                 tag = uuid.uuid4().hex[:6].upper()
@@ -237,7 +197,7 @@ class _InventoryConcurrency:
                 self.assertTrue(min(ids.values()) >= 10000)
 
     def test_one_name_is_created_once(self):
-        for level in ISOLATION_LEVELS[self.backend_name]:
+        for level in concurrency.ISOLATION_LEVELS[self.backend_name]:
             with self.subTest(isolation=level):
                 self._set_isolation(level)
                 name = 'CUSTOM_SAME_%s' % uuid.uuid4().hex[:6].upper()

@@ -21,60 +21,16 @@ import unittest
 import uuid
 
 import sqlalchemy as sa
-import webob
 
 from placement.objects import resource_provider as rp_obj
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
+from placement.tests.functional.fixtures import concurrency
 
 WRITERS = 8
 WRITES_PER_WRITER = 6
-HEADERS = {'x-auth-token': 'admin', 'content-type': 'application/json',
-           'accept': 'application/json',
-           'openstack-api-version': 'placement 1.39'}
-ISOLATION_LEVELS = {
-    'mysql': ('REPEATABLE READ', 'READ COMMITTED', 'SERIALIZABLE'),
-    'postgresql': ('READ COMMITTED', 'REPEATABLE READ', 'SERIALIZABLE'),
-}
-
-
-def _backend(name):
-    if name not in backends.wanted():
-        return None
-    for backend in backends.available():
-        if backend.name == name:
-            return backend
-    return None
-
-
-def _send(app, method, path, body=None):
-    """One request through the WSGI app in-process: (status, text)."""
-    req = webob.Request.blank(path, method=method, headers=HEADERS)
-    if body is not None:
-        req.body = json.dumps(body).encode('utf-8')
-    resp = req.get_response(app)
-    return resp.status_int, resp.text
 
 
 def _trait(writer, attempt):
     return 'CUSTOM_W%d_A%d' % (writer, attempt)
-
-
-class _BackendCase:
-    """A placement app on a fresh database of ``backend_name``; skipped
-    when that server is not available."""
-    backend_name = None
-
-    def setUp(self):
-        super().setUp()
-        self.backend = _backend(self.backend_name)
-        if self.backend is None:
-            self.skipTest('%s is not available' % self.backend_name)
-        self.placement = app_fixture.PlacementApp(self.backend)
-        self.addCleanup(self.placement.cleanup)
-
-    def _send(self, method, path, body=None):
-        return _send(self.placement.app, method, path, body)
 
 
 class _Storm:
@@ -121,14 +77,11 @@ class _Storm:
         barrier = threading.Barrier(WRITERS)
         threads = [threading.Thread(target=self._writer, args=(i, barrier))
                    for i in range(WRITERS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        concurrency.run_threads(threads)
         return self.results
 
 
-class _ConcurrencyBase(_BackendCase):
+class _ConcurrencyBase(concurrency.BackendCase):
 
     def setUp(self):
         super().setUp()
@@ -137,12 +90,6 @@ class _ConcurrencyBase(_BackendCase):
                 status, _ = self._send('PUT', '/traits/%s'
                                        % _trait(writer, attempt))
                 self.assertEqual(201, status)
-
-    def _set_isolation(self, level):
-        if not hasattr(self, '_base_writer'):
-            self._base_writer = self.placement.db.writer
-        self.placement.db.writer = self._base_writer.execution_options(
-            isolation_level=level)
 
     def _new_provider(self):
         rp_uuid = str(uuid.uuid4())
@@ -180,7 +127,7 @@ class _ConcurrencyBase(_BackendCase):
                              sorted(json.loads(text)[kind]))
 
     def _race(self, kind):
-        for level in ISOLATION_LEVELS[self.backend_name]:
+        for level in concurrency.ISOLATION_LEVELS[self.backend_name]:
             with self.subTest(isolation=level):
                 self._set_isolation(level)
                 rp_uuid = self._new_provider()
@@ -206,7 +153,7 @@ class PostgreSQLProviderConcurrencyTest(_ConcurrencyBase, unittest.TestCase):
     backend_name = 'postgresql'
 
 
-class _MoveBase(_BackendCase):
+class _MoveBase(concurrency.BackendCase):
     """Crossing re-parents at 1.37 never build a cycle."""
     ROUNDS = 5
 
@@ -253,10 +200,7 @@ class _MoveBase(_BackendCase):
                 threading.Thread(target=self._move, args=(
                     top_b, name_b, child_a, results, barrier)),
             ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            concurrency.run_threads(threads)
             statuses = sorted(status for status, _ in results)
             self.assertEqual([200, 400], statuses, results)
             self._assert_forest([top_a, top_b, child_a, child_b])
@@ -270,7 +214,7 @@ class PostgreSQLMoveTest(_MoveBase, unittest.TestCase):
     backend_name = 'postgresql'
 
 
-class _NewAggregateBase(_BackendCase):
+class _NewAggregateBase(concurrency.BackendCase):
     """Providers joining the same brand-new aggregate at once all succeed:
     the losers of the aggregate-row race retry and find it."""
     PROVIDERS = 8
@@ -286,22 +230,19 @@ class _NewAggregateBase(_BackendCase):
 
         def join(rp_uuid):
             barrier.wait()
-            results.append(_send(
-                self.placement.app, 'PUT',
+            results.append(self._send(
+                'PUT',
                 '/resource_providers/%s/aggregates' % rp_uuid,
                 {'aggregates': [agg_uuid],
                  'resource_provider_generation': 0}))
 
         threads = [threading.Thread(target=join, args=(rp_uuid,))
                    for rp_uuid in rp_uuids]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        concurrency.run_threads(threads)
         self.assertEqual([200] * self.PROVIDERS,
                          [status for status, _ in results], results)
-        _, text = _send(self.placement.app, 'GET',
-                        '/resource_providers?member_of=%s' % agg_uuid)
+        _, text = self._send('GET',
+                             '/resource_providers?member_of=%s' % agg_uuid)
         self.assertEqual(self.PROVIDERS,
                          len(json.loads(text)['resource_providers']))
 
@@ -314,7 +255,7 @@ class PostgreSQLNewAggregateTest(_NewAggregateBase, unittest.TestCase):
     backend_name = 'postgresql'
 
 
-class _DeleteWhileClaimingBase(_BackendCase):
+class _DeleteWhileClaimingBase(concurrency.BackendCase):
     """A provider deleted while consumers claim from it leaves no orphan:
     either the delete lost (409, the provider keeps its allocations) or
     it won and no allocation against it survives."""
@@ -356,10 +297,7 @@ class _DeleteWhileClaimingBase(_BackendCase):
                    for _ in range(self.CLAIMERS)]
         threads.append(threading.Thread(target=self._delete,
                                         args=(rp_uuid, barrier, results)))
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        concurrency.run_threads(threads)
         for _, status, text in results:
             self.assertLess(status, 500, text)
         status, text = self._send('GET', '/resource_providers/%s/allocations'
@@ -396,7 +334,7 @@ class PostgreSQLDeleteWhileClaimingTest(_DeleteWhileClaimingBase,
     backend_name = 'postgresql'
 
 
-class _ForeignKeyRaceBase(_BackendCase):
+class _ForeignKeyRaceBase(concurrency.BackendCase):
     """Deletes racing writes that reference the deleted row answer 4xx,
     never 5xx, and leave no dangling reference."""
     ROUNDS = 4
@@ -413,10 +351,7 @@ class _ForeignKeyRaceBase(_BackendCase):
 
         threads = [threading.Thread(target=run, args=(index, request))
                    for index, request in enumerate(requests)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        concurrency.run_threads(threads)
         for status, text in results:
             self.assertLess(status, 500, text)
         return results
