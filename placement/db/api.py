@@ -137,7 +137,8 @@ def reader(ctx):
             yield conn
 
 
-def _is_retryable(exc):
+def is_lost_race(exc):
+    """A deadlock or (PostgreSQL) serialization failure: a lost race."""
     if isinstance(exc, db_exc.DBDeadlock):
         return True
     # PostgreSQL serialization failures (REPEATABLE READ / SERIALIZABLE).
@@ -154,11 +155,42 @@ def retry_on_deadlock(func):
             try:
                 return func(*args, **kwargs)
             except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-                if attempt == DEADLOCK_RETRIES or not _is_retryable(exc):
+                if attempt == DEADLOCK_RETRIES or not is_lost_race(exc):
                     raise
                 LOG.debug('Retrying %s after %s', func.__name__, exc)
                 time.sleep(_BACKOFF_SECONDS * (2 ** attempt))
     return wrapper
+
+
+def _races_as_conflict(func, duplicates):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except db_exc.DBDuplicateEntry:
+            if not duplicates:
+                raise
+            raise exception.ConcurrentUpdateDetected()
+        except (db_exc.DBError, sa.exc.DBAPIError) as exc:
+            if is_lost_race(exc):
+                raise exception.ConcurrentUpdateDetected()
+            raise
+    return wrapper
+
+
+def race_as_conflict(func):
+    """Report a deadlock or serialization failure that outlived
+    ``retry_on_deadlock`` as ConcurrentUpdateDetected (a lost race the
+    client re-reads and retries), never as a 500.
+    """
+    return _races_as_conflict(func, duplicates=False)
+
+
+def race_or_duplicate_as_conflict(func):
+    """Like ``race_as_conflict``; a duplicate key (another writer inserted
+    the same row first) is ConcurrentUpdateDetected too.
+    """
+    return _races_as_conflict(func, duplicates=True)
 
 
 # The library decorator, for callers that prefer oslo.db's own semantics.

@@ -134,7 +134,7 @@ def _retry_on_new_aggregate_race(func):
     return wrapper
 
 
-@rp_obj.race_as_conflict
+@db_api.race_as_conflict
 @_retry_on_new_aggregate_race
 @db_api.retry_on_deadlock
 def set_aggregates(ctx, provider_uuid: str, uuids,

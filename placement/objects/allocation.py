@@ -206,7 +206,7 @@ def replace_allocations(ctx, requests: typing.Sequence[AllocationRequest],
         except (db_exc.DBError, sa.exc.DBAPIError) as exc:
             # Deadlocks and serialization failures that outlived
             # retry_on_deadlock are lost races too: never a 500.
-            if not db_api._is_retryable(exc):  # the deadlock test, shared
+            if not db_api.is_lost_race(exc):
                 raise
             if attempt == retries:
                 raise exception.ResourceProviderGenerationConflict()

@@ -10,10 +10,8 @@ in it. No WebOb or microversions here: callers pass explicit flags such as
 """
 import dataclasses
 import datetime
-import functools
 import typing
 
-from oslo_db import exception as db_exc
 from oslo_log import log as logging
 import sqlalchemy as sa
 
@@ -193,18 +191,6 @@ def replace_inventories(conn, provider, inventories,
 
 # --- operations -------------------------------------------------------------
 
-def _lock_provider_row(conn, provider_uuid):
-    """SELECT id FROM resource_providers WHERE uuid = :uuid FOR UPDATE
-
-    Taking the row lock before any plain read means a writer never holds a
-    shared lock it must later upgrade (MySQL SERIALIZABLE turns plain reads
-    into shared locks, and two upgrades deadlock). SQLite ignores it.
-    """
-    rp = models.resource_providers
-    conn.execute(sa.select(rp.c.id).where(rp.c.uuid == provider_uuid)
-                 .with_for_update())
-
-
 def _lock_provider(conn, provider_uuid, seen_generation=None):
     """Lock the provider row, check and bump its generation (CAS) first.
 
@@ -212,7 +198,7 @@ def _lock_provider(conn, provider_uuid, seen_generation=None):
     provider queue on its row: the loser's CAS finds a new generation and
     fails cleanly, instead of racing on inventory rows.
     """
-    _lock_provider_row(conn, provider_uuid)
+    rp_obj.lock_provider_row(conn, provider_uuid)
     provider = rp_obj.fetch_provider(conn, provider_uuid)
     if seen_generation is None:
         seen_generation = provider.generation
@@ -220,35 +206,6 @@ def _lock_provider(conn, provider_uuid, seen_generation=None):
         raise exception.ResourceProviderGenerationConflict()
     generation = rp_obj.bump_generation(conn, provider.id, seen_generation)
     return provider, generation
-
-
-def _lost_race(exc):
-    """A deadlock or (PostgreSQL) serialization failure."""
-    if isinstance(exc, db_exc.DBDeadlock):
-        return True
-    orig = getattr(getattr(exc, 'inner_exception', None) or exc, 'orig', None)
-    return getattr(orig, 'pgcode', None) in ('40001', '40P01')
-
-
-def _race_as_conflict(func):
-    """Report a race that retrying did not settle as a generation conflict.
-
-    A duplicate inventory row means another writer got there first; a
-    deadlock or serialization failure still there after
-    ``retry_on_deadlock`` means the provider kept changing under us. Both
-    are what ConcurrentUpdateDetected tells the client: re-read and retry.
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except db_exc.DBDuplicateEntry:
-            raise exception.ConcurrentUpdateDetected()
-        except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-            if _lost_race(exc):
-                raise exception.ConcurrentUpdateDetected()
-            raise
-    return wrapper
 
 
 def get_inventories(ctx, provider_uuid):
@@ -267,7 +224,7 @@ def get_inventory(ctx, provider_uuid, resource_class):
     return provider, inventories[resource_class]
 
 
-@_race_as_conflict
+@db_api.race_or_duplicate_as_conflict
 @db_api.retry_on_deadlock
 def set_inventories(ctx, provider_uuid, seen_generation, inventories,
                     allow_reserved_equal_total=True):
@@ -299,7 +256,7 @@ def _write_one(conn, provider, current, inventory,
     return fetch_inventories(conn, provider.id)[name]
 
 
-@_race_as_conflict
+@db_api.race_or_duplicate_as_conflict
 @db_api.retry_on_deadlock
 def add_inventory(ctx, provider_uuid, inventory,
                   allow_reserved_equal_total=True):
@@ -319,7 +276,7 @@ def add_inventory(ctx, provider_uuid, inventory,
                                       allow_reserved_equal_total)
 
 
-@_race_as_conflict
+@db_api.race_or_duplicate_as_conflict
 @db_api.retry_on_deadlock
 def update_inventory(ctx, provider_uuid, seen_generation, inventory,
                      allow_reserved_equal_total=True):
@@ -342,7 +299,7 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
                                       allow_reserved_equal_total)
 
 
-@_race_as_conflict
+@db_api.race_or_duplicate_as_conflict
 @db_api.retry_on_deadlock
 def delete_inventory(ctx, provider_uuid, resource_class):
     """Remove one class from a provider's inventory; bump the generation.
@@ -359,7 +316,7 @@ def delete_inventory(ctx, provider_uuid, resource_class):
         replace_inventories(conn, provider, current, True)
 
 
-@_race_as_conflict
+@db_api.race_or_duplicate_as_conflict
 @db_api.retry_on_deadlock
 def delete_inventories(ctx, provider_uuid):
     """Remove every inventory of a provider; bump the generation.

@@ -18,9 +18,6 @@ roll back; nothing is retried with the client's stale generations.
 import dataclasses
 import typing
 
-from oslo_db import exception as db_exc
-import sqlalchemy as sa
-
 from placement.db import api as db_api
 from placement import exception
 from placement.objects import allocation as allocation_obj
@@ -36,6 +33,7 @@ class InventoryChange:
     inventories: typing.Dict[str, inv_obj.Inventory]
 
 
+@db_api.race_or_duplicate_as_conflict
 def reshape(ctx, changes: typing.Sequence[InventoryChange],
             requests: typing.Sequence[allocation_obj.AllocationRequest],
             allow_reserved_equal_total: bool = True) -> None:
@@ -49,14 +47,7 @@ def reshape(ctx, changes: typing.Sequence[InventoryChange],
     same consumer, project or user, or a deadlock that outlived its
     retries, is ConcurrentUpdateDetected: the client re-reads and retries.
     """
-    try:
-        _reshape(ctx, changes, requests, allow_reserved_equal_total)
-    except db_exc.DBDuplicateEntry:
-        raise exception.ConcurrentUpdateDetected()
-    except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-        if not db_api._is_retryable(exc):  # the deadlock test, shared
-            raise
-        raise exception.ConcurrentUpdateDetected()
+    _reshape(ctx, changes, requests, allow_reserved_equal_total)
 
 
 @db_api.retry_on_deadlock

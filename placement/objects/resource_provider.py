@@ -8,7 +8,6 @@ begin or commit; the public operations (``create_provider``,
 """
 import dataclasses
 import datetime
-import functools
 import typing
 
 from oslo_db import exception as db_exc
@@ -122,22 +121,6 @@ def lock_provider_row(conn, uuid) -> None:
                  .with_for_update()).all()
 
 
-def race_as_conflict(func):
-    """Report a deadlock or serialization failure that outlived
-    ``retry_on_deadlock`` as ConcurrentUpdateDetected (a lost race the
-    client re-reads and retries), never as a 500.
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-            if db_api._is_retryable(exc):  # the shared deadlock test
-                raise exception.ConcurrentUpdateDetected()
-            raise
-    return wrapper
-
-
 # --- create ---------------------------------------------------------------
 
 def _create_error(reason):
@@ -186,7 +169,7 @@ def _insert_provider(conn, uuid, name, parent):
     return provider_id
 
 
-@race_as_conflict
+@db_api.race_as_conflict
 @db_api.retry_on_deadlock
 def create_provider(ctx, uuid: str, name: str,
                     parent_uuid: typing.Optional[str] = None) -> Provider:
@@ -338,7 +321,7 @@ def _reparent(conn, uuid, parent_uuid, allow_reparenting):
         _move(conn, me, parent)
 
 
-@race_as_conflict
+@db_api.race_as_conflict
 @db_api.retry_on_deadlock
 def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
                     allow_reparenting: bool = False) -> Provider:
@@ -371,7 +354,7 @@ def _has_rows(conn, column, value):
                         .limit(1)).first() is not None
 
 
-@race_as_conflict
+@db_api.race_as_conflict
 @db_api.retry_on_deadlock
 def delete_provider(ctx, uuid: str) -> None:
     """Delete a leaf provider without allocations, with its inventories

@@ -219,7 +219,7 @@ def replace_provider_traits(conn, provider_id, current, wanted) -> None:
             created_at=now))
 
 
-@rp_obj.race_as_conflict
+@db_api.race_as_conflict
 @db_api.retry_on_deadlock
 def set_provider_traits(ctx, provider_uuid: str, names,
                         seen_generation: typing.Optional[int]
