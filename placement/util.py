@@ -125,6 +125,27 @@ def extract_json(body, schema):
     return data
 
 
+def extract_json_of_found(body, schema, find):
+    """``extract_json`` for a write to one stored thing: when the body is
+    bad, ``find()`` runs first, so that a missing target is a 404 (its
+    NotFound) before the body's 400.
+    """
+    try:
+        return extract_json(body, schema)
+    except webob.exc.HTTPBadRequest:
+        find()
+        raise
+
+
+def generation_conflict():
+    """409 placement.concurrent_update: the resource provider generation
+    the client sent is not the current one."""
+    return http_error(
+        webob.exc.HTTPConflict,
+        "Resource provider's generation already changed. Please update "
+        "the generation and try again.", code=errors.CONCURRENT_UPDATE)
+
+
 # --- query strings --------------------------------------------------------
 
 def _wsgi_bytes(value):

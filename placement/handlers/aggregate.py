@@ -4,9 +4,7 @@ The body is a bare list before 1.19 and carries the provider generation
 from 1.19 (checked and bumped on PUT). Last-Modified is always now: the
 association time is not recorded.
 """
-import webob.exc
 
-from placement import errors
 from placement import exception
 from placement import microversion
 from placement.objects import aggregate as aggregate_obj
@@ -26,13 +24,6 @@ def _render_aggregates(mv, result):
     if mv >= microversion.AGGREGATES_GENERATION:
         body['resource_provider_generation'] = result.generation
     return body
-
-
-def _generation_conflict():
-    return util.http_error(
-        webob.exc.HTTPConflict,
-        "Resource provider's generation already changed. Please update "
-        "the generation and try again.", code=errors.CONCURRENT_UPDATE)
 
 
 @microversion.since('1.1')
@@ -57,11 +48,9 @@ def set_aggregates(req):
     ctx.authorize(policies.UPDATE)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    try:
-        data = util.extract_json(req.body, PUT_SCHEMA.at(mv))
-    except webob.exc.HTTPBadRequest:
-        aggregate_obj.get_aggregates(ctx, uuid)  # a 404 comes first
-        raise
+    data = util.extract_json_of_found(
+        req.body, PUT_SCHEMA.at(mv),
+        lambda: aggregate_obj.get_aggregates(ctx, uuid))
     seen_generation = None
     uuids = data
     if mv >= microversion.AGGREGATES_GENERATION:
@@ -71,5 +60,5 @@ def set_aggregates(req):
         result = aggregate_obj.set_aggregates(ctx, uuid, uuids,
                                               seen_generation)
     except exception.ConcurrentUpdateDetected:
-        raise _generation_conflict()
+        raise util.generation_conflict()
     return util.json_response(req, mv, _render_aggregates(mv, result))

@@ -196,11 +196,8 @@ def update_resource_provider(req):
     ctx.authorize(policies.UPDATE)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    try:
-        data = util.extract_json(req.body, PUT_SCHEMA.at(mv))
-    except webob.exc.HTTPBadRequest:
-        rp_obj.get_provider(ctx, uuid)  # a 404 comes first
-        raise
+    data = util.extract_json_of_found(
+        req.body, PUT_SCHEMA.at(mv), lambda: rp_obj.get_provider(ctx, uuid))
     parent_uuid = data.get('parent_provider_uuid', rp_obj.UNSET)
     if parent_uuid not in (None, rp_obj.UNSET):
         parent_uuid = util.normalize_uuid(parent_uuid)

@@ -141,13 +141,6 @@ def _render_provider_traits(result):
     return body
 
 
-def _generation_conflict():
-    return util.http_error(
-        webob.exc.HTTPConflict,
-        "Resource provider's generation already changed. Please update "
-        "the generation and try again.", code=errors.CONCURRENT_UPDATE)
-
-
 @microversion.since('1.6')
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept('application/json')
@@ -176,7 +169,7 @@ def update_traits_for_resource_provider(req):
             ctx, util.wsgi_path_item(req.environ, 'uuid'), data['traits'],
             data['resource_provider_generation'])
     except exception.ConcurrentUpdateDetected:
-        raise _generation_conflict()
+        raise util.generation_conflict()
     except exception.TraitNotFound as exc:
         raise _bad_request('No such trait %s' % exc.kwargs['names'])
     return util.json_response(req, mv, _render_provider_traits(result),

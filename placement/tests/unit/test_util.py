@@ -148,3 +148,29 @@ class ResponseTest(unittest.TestCase):
         self.assertEqual('8d8a4ba6-0c9f-4b8f-a5c2-3b3f4e6f8a1d',
                          util.normalize_uuid(
                              '8D8A4BA60C9F4B8FA5C23B3F4E6F8A1D'))
+
+
+class ExtractJsonOfFoundTest(unittest.TestCase):
+
+    def _missing(self):
+        raise LookupError('the target is missing')
+
+    def test_missing_target_comes_before_a_bad_body(self):
+        with self.assertRaises(LookupError):
+            util.extract_json_of_found(b'{"color": "blue"}', SCHEMA,
+                                       self._missing)
+
+    def test_bad_body_of_a_found_target_is_400(self):
+        with self.assertRaises(webob.exc.HTTPBadRequest):
+            util.extract_json_of_found(b'{"color": "blue"}', SCHEMA,
+                                       lambda: None)
+
+    def test_good_body_does_not_look_for_the_target(self):
+        self.assertEqual({'name': 'x'}, util.extract_json_of_found(
+            b'{"name": "x"}', SCHEMA, self._missing))
+
+    def test_generation_conflict_is_409_concurrent_update(self):
+        exc = util.generation_conflict()
+        self.assertEqual(409, exc.code)
+        self.assertEqual('placement.concurrent_update', exc.placement_code)
+        self.assertIn("generation already changed", exc.detail)
