@@ -4,24 +4,15 @@ import uuid
 
 import sqlalchemy as sa
 
-from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import allocation as alloc_obj
 from placement.objects import consumer as consumer_obj
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
-from placement.objects import standards
+from placement.tests.unit.objects import test_inventory
 
 VCPU, DISK = 0, 2        # standard class ids
-
-
-def sqlite_database():
-    engine = sa.create_engine('sqlite://', poolclass=sa.pool.StaticPool)
-    models.metadata.create_all(engine)
-    db = db_api.Database(engine)
-    standards.sync(db)
-    return db
 
 
 def stock(**fields):
@@ -154,7 +145,7 @@ class TestFromBody(unittest.TestCase):
 class TestWriteOnSQLite(unittest.TestCase):
 
     def setUp(self):
-        self.db = sqlite_database()
+        self.db = test_inventory.sqlite_database()
         self.rp_uuid = str(uuid.uuid4())
         rp_obj.create_provider(self.db, self.rp_uuid, 'rp')
         inv_obj.set_inventories(self.db, self.rp_uuid, 0, {
