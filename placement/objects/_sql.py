@@ -1,6 +1,8 @@
 """Shared SQL fragments: one home for each expression several builders use.
 
-Builders here return SQLAlchemy expressions and do no I/O.
+Builders here return SQLAlchemy expressions and do no I/O. The few
+queries (``conn`` first) that several entities share sit at the end; they
+never begin or commit.
 """
 import datetime
 
@@ -72,3 +74,42 @@ def provider_fits_clause(provider_id_col, rc_id, amount):
                inv.c.min_unit <= amount,
                inv.c.max_unit >= amount,
                amount % inv.c.step_size == 0))
+
+
+# --- queries shared by several entities -------------------------------------
+
+def fetch_ids_by_name(conn, table, names):
+    """({name: id} of the ``names`` in ``table``, the missing names sorted).
+
+    SELECT name, id FROM <table> WHERE name IN (:names)
+    """
+    names = set(names)
+    if not names:
+        return {}, []
+    rows = conn.execute(sa.select(table.c.name, table.c.id)
+                        .where(table.c.name.in_(sorted(names))))
+    found = {row.name: row.id for row in rows}
+    return found, sorted(names - set(found))
+
+
+def fetch_linked_ids(conn, link_table, column, provider_id) -> set:
+    """The ids in ``column`` of one provider's rows of ``link_table``
+    (resource_provider_traits, resource_provider_aggregates)."""
+    return {row[0] for row in conn.execute(
+        sa.select(link_table.c[column])
+        .where(link_table.c.resource_provider_id == provider_id))}
+
+
+def replace_links(conn, link_table, column, provider_id, current, wanted):
+    """Turn one provider's ids ``current`` in ``link_table`` into ``wanted``:
+    delete the stale rows, insert the new ones (in id order)."""
+    stale = current - wanted
+    if stale:
+        conn.execute(link_table.delete().where(
+            link_table.c.resource_provider_id == provider_id,
+            link_table.c[column].in_(sorted(stale))))
+    now = utcnow()
+    for linked_id in sorted(wanted - current):
+        conn.execute(link_table.insert().values(
+            {'resource_provider_id': provider_id, column: linked_id,
+             'created_at': now}))

@@ -95,19 +95,9 @@ def replace_provider_aggregates(conn, provider_id, uuids) -> None:
     """Make ``uuids`` exactly the aggregates of one provider."""
     rpa = models.resource_provider_aggregates
     wanted = ensure_aggregate_ids(conn, uuids)
-    current = {row.aggregate_id for row in conn.execute(
-        sa.select(rpa.c.aggregate_id)
-        .where(rpa.c.resource_provider_id == provider_id))}
-    stale = current - set(wanted.values())
-    if stale:
-        conn.execute(rpa.delete().where(
-            rpa.c.resource_provider_id == provider_id,
-            rpa.c.aggregate_id.in_(sorted(stale))))
-    now = _sql.utcnow()
-    for agg_id in sorted(set(wanted.values()) - current):
-        conn.execute(rpa.insert().values(
-            resource_provider_id=provider_id, aggregate_id=agg_id,
-            created_at=now))
+    current = _sql.fetch_linked_ids(conn, rpa, 'aggregate_id', provider_id)
+    _sql.replace_links(conn, rpa, 'aggregate_id', provider_id, current,
+                       set(wanted.values()))
 
 
 def get_aggregates(ctx, provider_uuid: str) -> ProviderAggregates:

@@ -26,14 +26,8 @@ def fetch_ids_by_name(conn, names) -> dict:
     """{name: id} for ``names``; raise ResourceClassNotFound for any
     missing one (the first, alphabetically, named in the message).
     """
-    names = set(names)
-    if not names:
-        return {}
-    rc = models.resource_classes
-    rows = conn.execute(sa.select(rc.c.name, rc.c.id)
-                        .where(rc.c.name.in_(sorted(names))))
-    found = {row.name: row.id for row in rows}
-    missing = sorted(names - set(found))
+    found, missing = _sql.fetch_ids_by_name(conn, models.resource_classes,
+                                            names)
     if missing:
         raise exception.ResourceClassNotFound(name=missing[0])
     return found

@@ -45,14 +45,7 @@ class ProviderTraits:
 
 def fetch_ids_by_name(conn, names) -> dict:
     """{name: id} for ``names``; raise TraitNotFound naming the missing."""
-    names = set(names)
-    if not names:
-        return {}
-    trait = models.traits
-    rows = conn.execute(sa.select(trait.c.name, trait.c.id)
-                        .where(trait.c.name.in_(sorted(names))))
-    found = {row.name: row.id for row in rows}
-    missing = sorted(names - set(found))
+    found, missing = _sql.fetch_ids_by_name(conn, models.traits, names)
     if missing:
         raise exception.TraitNotFound(names=', '.join(missing))
     return found
@@ -198,25 +191,14 @@ def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
 
 
 def fetch_provider_trait_ids(conn, provider_id) -> set:
-    rpt = models.resource_provider_traits
-    return {row.trait_id for row in conn.execute(
-        sa.select(rpt.c.trait_id)
-        .where(rpt.c.resource_provider_id == provider_id))}
+    return _sql.fetch_linked_ids(conn, models.resource_provider_traits,
+                                 'trait_id', provider_id)
 
 
 def replace_provider_traits(conn, provider_id, current, wanted) -> None:
     """Turn the provider's trait ids ``current`` into ``wanted``."""
-    rpt = models.resource_provider_traits
-    stale = current - wanted
-    if stale:
-        conn.execute(rpt.delete().where(
-            rpt.c.resource_provider_id == provider_id,
-            rpt.c.trait_id.in_(sorted(stale))))
-    now = _sql.utcnow()
-    for trait_id in sorted(wanted - current):
-        conn.execute(rpt.insert().values(
-            resource_provider_id=provider_id, trait_id=trait_id,
-            created_at=now))
+    _sql.replace_links(conn, models.resource_provider_traits, 'trait_id',
+                       provider_id, current, wanted)
 
 
 @db_api.race_as_conflict
