@@ -56,7 +56,7 @@ def capacity(total, reserved, allocation_ratio):
     return int((total - reserved) * allocation_ratio)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Inventory:
     """One (provider, class) inventory as the solver needs it."""
 
@@ -79,7 +79,7 @@ class Inventory:
                 and self.used + already + amount <= self.capacity)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Provider:
     """A node of a provider tree (ids are internal integers)."""
 
@@ -188,7 +188,7 @@ class SolverOptions:
     rng: typing.Any = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Candidate:
     """One allocation request.
 
