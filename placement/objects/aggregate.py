@@ -137,8 +137,7 @@ def set_aggregates(ctx, provider_uuid: str, uuids,
     generation is left alone. Opens its own transaction.
     """
     with db_api.transaction(ctx) as conn:
-        rp_obj.lock_provider_row(conn, provider_uuid)
-        provider = rp_obj.fetch_provider(conn, provider_uuid)
+        provider = rp_obj.fetch_locked_provider(conn, provider_uuid)
         generation = provider.generation
         if seen_generation is not None:
             generation = rp_obj.bump_generation(conn, provider.id,

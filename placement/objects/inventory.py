@@ -198,13 +198,10 @@ def _lock_provider(conn, provider_uuid, seen_generation=None):
     provider queue on its row: the loser's CAS finds a new generation and
     fails cleanly, instead of racing on inventory rows.
     """
-    rp_obj.lock_provider_row(conn, provider_uuid)
-    provider = rp_obj.fetch_provider(conn, provider_uuid)
-    if seen_generation is None:
-        seen_generation = provider.generation
-    elif seen_generation != provider.generation:
-        raise exception.ResourceProviderGenerationConflict()
-    generation = rp_obj.bump_generation(conn, provider.id, seen_generation)
+    provider = rp_obj.fetch_locked_provider(conn, provider_uuid,
+                                            seen_generation)
+    generation = rp_obj.bump_generation(conn, provider.id,
+                                        provider.generation)
     return provider, generation
 
 

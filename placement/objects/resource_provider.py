@@ -121,6 +121,22 @@ def lock_provider_row(conn, uuid) -> None:
                  .with_for_update()).all()
 
 
+def fetch_locked_provider(conn, uuid,
+                          seen_generation: typing.Optional[int] = None
+                          ) -> Provider:
+    """Lock the provider's row (``lock_provider_row``), then read it.
+
+    Raise ResourceProviderNotFound, and ResourceProviderGenerationConflict
+    when ``seen_generation`` is given and is not the current generation.
+    """
+    lock_provider_row(conn, uuid)
+    provider = fetch_provider(conn, uuid)
+    if (seen_generation is not None
+            and seen_generation != provider.generation):
+        raise exception.ResourceProviderGenerationConflict()
+    return provider
+
+
 # --- create ---------------------------------------------------------------
 
 def _create_error(reason):
@@ -370,8 +386,7 @@ def delete_provider(ctx, uuid: str) -> None:
     """
     try:
         with db_api.transaction(ctx) as conn:
-            lock_provider_row(conn, uuid)
-            _delete_provider(conn, fetch_provider(conn, uuid))
+            _delete_provider(conn, fetch_locked_provider(conn, uuid))
     except db_exc.DBReferenceError:
         # A child was added while this delete ran.
         raise exception.CannotDeleteParentResourceProvider(uuid=uuid)

@@ -224,12 +224,8 @@ def set_provider_traits(ctx, provider_uuid: str, names,
 
 def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
     with db_api.transaction(ctx) as conn:
-        rp_obj.lock_provider_row(conn, provider_uuid)
-        provider = rp_obj.fetch_provider(conn, provider_uuid)
-        if seen_generation is None:
-            seen_generation = provider.generation
-        elif seen_generation != provider.generation:
-            raise exception.ResourceProviderGenerationConflict()
+        provider = rp_obj.fetch_locked_provider(conn, provider_uuid,
+                                                seen_generation)
         wanted = set(fetch_ids_by_name(conn, names).values())
         current = fetch_provider_trait_ids(conn, provider.id)
         generation = provider.generation
@@ -237,7 +233,7 @@ def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
             # The compare-and-swap first: it locks the provider row, so
             # the link rows below are written by one writer at a time.
             generation = rp_obj.bump_generation(conn, provider.id,
-                                                seen_generation)
+                                                provider.generation)
             replace_provider_traits(conn, provider.id, current, wanted)
         return ProviderTraits(
             tuple(fetch_provider_traits(conn, provider.id)), generation)
