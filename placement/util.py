@@ -137,6 +137,13 @@ def extract_json_of_found(body, schema, find):
         raise
 
 
+def concurrent_update(exc):
+    """409 placement.concurrent_update with ``exc``'s message: the write
+    lost a race or a generation check; the client re-reads and retries."""
+    return http_error(webob.exc.HTTPConflict, str(exc),
+                      code=errors.CONCURRENT_UPDATE)
+
+
 def generation_conflict():
     """409 placement.concurrent_update: the resource provider generation
     the client sent is not the current one."""

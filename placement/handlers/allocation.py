@@ -3,7 +3,6 @@ import contextlib
 
 import webob.exc
 
-from placement import errors
 from placement import exception
 from placement import microversion
 from placement.objects import allocation as allocation_obj
@@ -64,8 +63,7 @@ def _write_errors(consumer_uuid=None):
     except exception.InsufficientCapacity as exc:
         raise util.http_error(webob.exc.HTTPConflict, str(exc))
     except exception.ConcurrentUpdateDetected as exc:
-        raise util.http_error(webob.exc.HTTPConflict, str(exc),
-                              code=errors.CONCURRENT_UPDATE)
+        raise util.concurrent_update(exc)
 
 
 # --- rendering ------------------------------------------------------------

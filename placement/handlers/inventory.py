@@ -83,7 +83,7 @@ def _write_errors(uuid, verb):
     """
     return {
         # Generation mismatches and lost races alike.
-        exception.ConcurrentUpdateDetected: lambda exc: _conflict(str(exc)),
+        exception.ConcurrentUpdateDetected: util.concurrent_update,
         exception.InvalidInventory: lambda exc: _bad_request(
             'Unable to %s inventory for resource provider %s: %s'
             % (verb, uuid, exc)),

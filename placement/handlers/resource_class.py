@@ -5,7 +5,6 @@ create-or-verify (1.7+).
 """
 import webob.exc
 
-from placement import errors
 from placement import exception
 from placement import microversion
 from placement.objects import resource_class as rc_obj
@@ -26,12 +25,6 @@ def _render(req, rc):
 
 def _modified(classes):
     return util.newest([rc.updated_at or rc.created_at for rc in classes])
-
-
-def _conflict(exc):
-    """Ids kept colliding with other creators: the client should retry."""
-    return util.http_error(webob.exc.HTTPConflict, str(exc),
-                           code=errors.CONCURRENT_UPDATE)
 
 
 def _path_name(req):
@@ -63,7 +56,7 @@ def create_resource_class(req):
     try:
         rc_obj.create(ctx, data['name'])
     except exception.ConcurrentUpdateDetected as exc:
-        raise _conflict(exc)
+        raise util.concurrent_update(exc)
     except exception.ResourceClassExists:
         raise util.http_error(
             webob.exc.HTTPConflict,
@@ -99,7 +92,7 @@ def update_resource_class(req):
     try:
         rc = rc_obj.rename(ctx, name, data['name'])
     except exception.ConcurrentUpdateDetected as exc:
-        raise _conflict(exc)
+        raise util.concurrent_update(exc)
     except exception.ResourceClassCannotUpdateStandard as exc:
         raise util.http_error(webob.exc.HTTPBadRequest, str(exc))
     except exception.ResourceClassExists:
@@ -122,7 +115,7 @@ def create_or_verify_resource_class(req):
     try:
         created = rc_obj.ensure(ctx, name)
     except exception.ConcurrentUpdateDetected as exc:
-        raise _conflict(exc)
+        raise util.concurrent_update(exc)
     return util.empty_response(req, mv, status=201 if created else 204,
                                location=_self_url(req, name))
 

@@ -77,12 +77,6 @@ def _duplicate(exc):
                            code=errors.DUPLICATE_NAME)
 
 
-def _lost_race(exc):
-    """A write that kept losing races with other writers: retry it."""
-    return util.http_error(webob.exc.HTTPConflict, str(exc),
-                           code=errors.CONCURRENT_UPDATE)
-
-
 @wsgi_wrapper.PlacementWsgify
 @util.require_content('application/json')
 def create_resource_provider(req):
@@ -101,7 +95,7 @@ def create_resource_provider(req):
     except exception.DuplicateName as exc:
         raise _duplicate(exc)
     except exception.ConcurrentUpdateDetected as exc:
-        raise _lost_race(exc)
+        raise util.concurrent_update(exc)
     except exception.ObjectActionError as exc:
         raise util.http_error(
             webob.exc.HTTPBadRequest,
@@ -211,7 +205,7 @@ def update_resource_provider(req):
             'Conflicting resource provider %s already exists.'
             % data['name'], code=errors.DUPLICATE_NAME)
     except exception.ConcurrentUpdateDetected as exc:
-        raise _lost_race(exc)
+        raise util.concurrent_update(exc)
     except exception.ObjectActionError as exc:
         raise util.http_error(
             webob.exc.HTTPBadRequest,

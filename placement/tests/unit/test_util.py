@@ -174,3 +174,9 @@ class ExtractJsonOfFoundTest(unittest.TestCase):
         self.assertEqual(409, exc.code)
         self.assertEqual('placement.concurrent_update', exc.placement_code)
         self.assertIn("generation already changed", exc.detail)
+
+    def test_concurrent_update_keeps_the_message(self):
+        exc = util.concurrent_update(ValueError('kept losing'))
+        self.assertEqual(409, exc.code)
+        self.assertEqual('placement.concurrent_update', exc.placement_code)
+        self.assertEqual('kept losing', exc.detail)
