@@ -120,11 +120,8 @@ def _extract(req, ctx, uuid, body_schema):
     lookup runs only for a bad body; a good one goes straight to the
     operation, which finds the provider inside its transaction.
     """
-    try:
-        return util.extract_json(req.body, body_schema)
-    except webob.exc.HTTPBadRequest:
-        rp_obj.get_provider(ctx, uuid)
-        raise
+    return util.extract_json_of_found(
+        req.body, body_schema, lambda: rp_obj.get_provider(ctx, uuid))
 
 
 # --- handlers ---------------------------------------------------------------
