@@ -93,5 +93,6 @@ def list_allocation_candidates(req):
     mv = util.version(req)
     params = util.validate_query(req, schema.GET_SCHEMA.at(mv))
     query = querystring.parse_candidate_query(params, mv)
-    result = _find(ctx, query, mv)
-    return util.json_response(req, mv, _render(result, mv))
+    with ac_obj.no_cyclic_gc():
+        result = _find(ctx, query, mv)
+        return util.json_response(req, mv, _render(result, mv))

@@ -92,7 +92,7 @@ def list_candidates(ctx, query: model.CandidateQuery,
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
-    with _no_cyclic_gc(), db_api.reader(ctx) as conn:
+    with no_cyclic_gc(), db_api.reader(ctx) as conn:
         lookups = _fetch_lookups(conn, query)
         candidates, seen = _solve_in_chunks(conn, query, options, lookups)
         root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
@@ -110,11 +110,12 @@ def list_candidates(ctx, query: model.CandidateQuery,
 
 
 @contextlib.contextmanager
-def _no_cyclic_gc():
+def no_cyclic_gc():
     """Pause the cyclic garbage collector while a request builds many
     small objects (rows, candidates): its full passes over a large heap
     cost about a third of the time of a big answer. Reference counting
-    still frees everything; the collector resumes afterwards.
+    still frees everything; the collector resumes afterwards. Nests: only
+    the outermost user that found it enabled turns it back on.
     """
     was_enabled = gc.isenabled()
     gc.disable()
