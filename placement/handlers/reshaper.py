@@ -70,7 +70,7 @@ def _reshape_errors():
     except exception.InsufficientCapacity as exc:
         raise _http(webob.exc.HTTPConflict, exc)
     except exception.ConcurrentUpdateDetected as exc:
-        raise _http(webob.exc.HTTPConflict, exc, errors.CONCURRENT_UPDATE)
+        raise util.concurrent_update(exc)
 
 
 @microversion.since('1.30')
