@@ -103,18 +103,28 @@ def _is_in_use(conn, rc_id):
     return False
 
 
+def _is_id_collision(exc):
+    return (isinstance(exc, db_exc.DBDuplicateEntry)
+            or db_api.is_lost_race(exc))
+
+
 def _retry_on_duplicate(func):
     """Retry the whole operation when two writers picked the same id.
 
-    The retry looks again: a duplicate *name* then shows up as
-    ResourceClassExists (or as 'already there' for ensure).
+    Two writers reading the same max(id) collide as a duplicate key or,
+    under PostgreSQL's SERIALIZABLE, as a serialization failure that
+    outlived ``retry_on_deadlock``. The retry looks again: a duplicate
+    *name* then shows up as ResourceClassExists (or as 'already there'
+    for ensure).
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         for attempt in range(_ID_RETRIES):
             try:
                 return func(*args, **kwargs)
-            except db_exc.DBDuplicateEntry:
+            except (db_exc.DBError, sa.exc.DBAPIError) as exc:
+                if not _is_id_collision(exc):
+                    raise
                 if attempt == _ID_RETRIES - 1:
                     raise exception.ConcurrentUpdateDetected()
                 # Random, growing pauses so that the writers that collided
