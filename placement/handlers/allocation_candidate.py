@@ -27,11 +27,14 @@ def solver_options(conf):
         rng=rng)
 
 
-def _render_allocations(candidate, uuids, mv):
+def _render_allocations(candidate, uuids, as_dict):
     by_provider = {}
     for rp_id, rc, amount in candidate.allocations:
-        by_provider.setdefault(uuids[rp_id], {})[rc] = amount
-    if mv < microversion.ALLOCATIONS_DICT:
+        resources = by_provider.get(uuids[rp_id])
+        if resources is None:
+            resources = by_provider[uuids[rp_id]] = {}
+        resources[rc] = amount
+    if not as_dict:
         return [{'resource_provider': {'uuid': rp_uuid},
                  'resources': resources}
                 for rp_uuid, resources in sorted(by_provider.items())]
@@ -39,33 +42,41 @@ def _render_allocations(candidate, uuids, mv):
             for rp_uuid, resources in by_provider.items()}
 
 
-def _render_request(candidate, uuids, mv):
-    body = {'allocations': _render_allocations(candidate, uuids, mv)}
-    if mv >= microversion.MAPPINGS:
+def _render_request(candidate, uuids, as_dict, with_mappings):
+    body = {'allocations': _render_allocations(candidate, uuids, as_dict)}
+    if with_mappings:
         body['mappings'] = {
             suffix: sorted(uuids[rp_id] for rp_id in ids)
             for suffix, ids in candidate.mappings}
     return body
 
 
-def _render_summary(summary, mv):
+def _render_summary(summary, with_traits, with_tree):
     body = {'resources': {
         rc: {'capacity': capacity, 'used': used}
         for rc, (capacity, used) in summary.resources.items()}}
-    if mv >= microversion.CANDIDATES_TRAITS:
+    if with_traits:
         body['traits'] = sorted(summary.traits)
-    if mv >= microversion.NESTED_CANDIDATES:
+    if with_tree:
         body['parent_provider_uuid'] = summary.parent_uuid
         body['root_provider_uuid'] = summary.root_uuid
     return body
 
 
 def _render(result, mv):
+    # The microversion gates are settled once, not per candidate.
+    as_dict = mv >= microversion.ALLOCATIONS_DICT
+    with_mappings = mv >= microversion.MAPPINGS
+    with_traits = mv >= microversion.CANDIDATES_TRAITS
+    with_tree = mv >= microversion.NESTED_CANDIDATES
+    uuids = result.uuids
     return {
-        'allocation_requests': [_render_request(c, result.uuids, mv)
-                                for c in result.candidates],
-        'provider_summaries': {s.uuid: _render_summary(s, mv)
-                               for s in result.summaries},
+        'allocation_requests': [
+            _render_request(c, uuids, as_dict, with_mappings)
+            for c in result.candidates],
+        'provider_summaries': {
+            s.uuid: _render_summary(s, with_traits, with_tree)
+            for s in result.summaries},
     }
 
 

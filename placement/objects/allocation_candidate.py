@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
+from placement import exception
 from placement.objects import resource_class as rc_obj
 from placement.objects import trait as trait_obj
 from placement import solver
@@ -163,7 +164,8 @@ def without_filters(query):
 # --- lookups -------------------------------------------------------------
 
 def _fetch_lookups(conn, query):
-    rc_ids = rc_obj.fetch_ids_by_name(conn, query.resource_classes)
+    class_names = rc_obj.fetch_names_by_id(conn)
+    rc_ids = _class_ids(class_names, query.resource_classes)
     trait_ids = trait_obj.fetch_ids_by_name(conn, query.trait_names)
     agg_ids = _fetch_aggregate_ids(conn, query.aggregate_uuids)
     sharing_ids, sharing_roots = _fetch_sharing(conn)
@@ -178,11 +180,23 @@ def _fetch_lookups(conn, query):
     has_nested = conn.execute(
         sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
         .limit(1)).first() is not None
-    return _Lookups(rc_ids, rc_obj.fetch_names_by_id(conn), trait_ids,
+    return _Lookups(rc_ids, class_names, trait_ids,
                     agg_ids, frozenset(sharing_ids),
                     frozenset(sharing_roots),
                     {k: frozenset(v) for k, v in sharing_aggs.items()},
                     has_nested)
+
+
+def _class_ids(class_names, wanted):
+    """{name: id} of the ``wanted`` classes out of every class (one read
+    serves both); ResourceClassNotFound names the first missing one,
+    alphabetically, as rc_obj.fetch_ids_by_name does.
+    """
+    ids = {name: rc_id for rc_id, name in class_names.items()}
+    missing = sorted(set(wanted) - set(ids))
+    if missing:
+        raise exception.ResourceClassNotFound(name=missing[0])
+    return {name: ids[name] for name in wanted}
 
 
 def _fetch_aggregate_ids(conn, uuids):
@@ -244,9 +258,11 @@ def _pinned_root(conn, query):
     return None
 
 
-def _tree_has(table, key_column, ids, root_column, correlated):
+def _tree_has(table, key_column, ids, root_column, correlated,
+              flat=False):
     """True when some provider of the tree rooted at ``root_column`` has a
-    link (trait or aggregate) among ``ids``.
+    link (trait or aggregate) among ``ids``; ``flat`` (no provider has a
+    parent, so every tree is its root alone) asks the links directly.
 
     root IN (SELECT rp.root_provider_id FROM <links> l
              JOIN resource_providers rp ON rp.id = l.resource_provider_id
@@ -257,6 +273,8 @@ def _tree_has(table, key_column, ids, root_column, correlated):
      WHERE t.root_provider_id = root AND l.<key> IN (:ids) LIMIT 1)
     IS NOT NULL
     """
+    if flat:
+        return _root_links(table, key_column, ids, root_column, correlated)
     if not correlated:
         return root_column.in_(
             sa.select(_RP.c.root_provider_id)
@@ -273,20 +291,28 @@ def _tree_has(table, key_column, ids, root_column, correlated):
         key_column.in_(sorted(ids))).limit(1).scalar_subquery().isnot(None)
 
 
+def _root_links(table, key_column, ids, root_column, correlated):
+    """The provider ``root_column`` itself has a link among ``ids``.
+
+    root IN (SELECT l.resource_provider_id FROM <links> l
+             WHERE l.<key> IN (:ids)), or the scalar form.
+    """
+    if not correlated:
+        return root_column.in_(
+            sa.select(table.c.resource_provider_id)
+            .where(key_column.in_(sorted(ids))))
+    return sa.select(sa.literal(1)).select_from(table).where(
+        table.c.resource_provider_id == root_column,
+        key_column.in_(sorted(ids))).limit(1).scalar_subquery().isnot(None)
+
+
 def _root_has(ids, root_column, correlated):
     """The root itself has one of the traits ``ids``.
 
     root IN (SELECT rpt.resource_provider_id FROM resource_provider_traits
              rpt WHERE rpt.trait_id IN (:ids)), or the scalar form.
     """
-    if not correlated:
-        return root_column.in_(
-            sa.select(_RPT.c.resource_provider_id)
-            .where(_RPT.c.trait_id.in_(sorted(ids))))
-    return sa.select(sa.literal(1)).select_from(_RPT).where(
-        _RPT.c.resource_provider_id == root_column,
-        _RPT.c.trait_id.in_(sorted(ids))).limit(1).scalar_subquery().isnot(
-            None)
+    return _root_links(_RPT, _RPT.c.trait_id, ids, root_column, correlated)
 
 
 def tree_terms(query, lookups, root_column, correlated=False):
@@ -307,7 +333,8 @@ def tree_terms(query, lookups, root_column, correlated=False):
             root_column, correlated))
     if lookups.sharing_ids:
         return terms
-    if lookups.is_flat:
+    flat = lookups.is_flat
+    if flat:
         terms += _forbidden_terms(query, lookups, root_column, correlated)
     for group in query.groups:
         wanted = [[trait_ids[n]] for n in sorted(group.traits.required)]
@@ -315,11 +342,11 @@ def tree_terms(query, lookups, root_column, correlated=False):
                    for any_of in group.traits.any_of]
         for ids in wanted:
             terms.append(_tree_has(_RPT, _RPT.c.trait_id, ids, root_column,
-                                   correlated))
+                                   correlated, flat))
         for any_of in group.aggregates.required:
             ids = [agg_ids[u] for u in any_of if u in agg_ids]
             terms.append(_tree_has(_RPA, _RPA.c.aggregate_id, ids,
-                                   root_column, correlated))
+                                   root_column, correlated, flat))
     return terms
 
 
@@ -330,15 +357,15 @@ def _forbidden_terms(query, lookups, root_column, correlated):
     terms = []
     for group in query.groups:
         if group.traits.forbidden:
-            terms.append(~_tree_has(
+            terms.append(~_root_links(
                 _RPT, _RPT.c.trait_id,
                 [lookups.trait_ids[n] for n in group.traits.forbidden],
                 root_column, correlated))
         ids = [lookups.agg_ids[u] for u in group.aggregates.forbidden
                if u in lookups.agg_ids]
         if ids:
-            terms.append(~_tree_has(_RPA, _RPA.c.aggregate_id, ids,
-                                    root_column, correlated))
+            terms.append(~_root_links(_RPA, _RPA.c.aggregate_id, ids,
+                                      root_column, correlated))
     return terms
 
 
@@ -434,8 +461,11 @@ def _in_scope(query, lookups, roots):
     """WHERE term on ``rp``: providers of the chunk's viable trees, and
     every sharing provider (with its root).
     """
-    terms = tree_terms(query, lookups, _RP.c.root_provider_id)
-    chunk = _in_roots(roots, _RP.c.root_provider_id)
+    # Flat: every provider is its own root (whatever root_provider_id
+    # holds), and a term on rp.id lets the links be asked directly.
+    root = _RP.c.id if lookups.is_flat else _RP.c.root_provider_id
+    terms = tree_terms(query, lookups, root)
+    chunk = _in_roots(roots, root)
     if chunk is not None:
         terms.append(chunk)
     trees = sa.and_(sa.true(), *terms)
