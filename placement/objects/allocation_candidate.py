@@ -492,21 +492,15 @@ def _fetch_inventories(conn, in_scope, class_names):
     JOIN resource_providers rp ON rp.id = inv.resource_provider_id
     WHERE <in_scope>
     """
-    stmt = (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                      _INV.c.total, _INV.c.reserved,
-                      _INV.c.allocation_ratio, _INV.c.min_unit,
-                      _INV.c.max_unit, _INV.c.step_size)
+    stmt = (sa.select(_INV.c.resource_provider_id, *_INVENTORY_COLUMNS)
             .select_from(_INV.join(
                 _RP, _RP.c.id == _INV.c.resource_provider_id))
             .where(in_scope))
-    usage = _fetch_usage(conn, in_scope)
+    inventory = _inventory_maker(_fetch_usage(conn, in_scope))
     inventories = {}
-    capacity = model.capacity
-    for rp_id, rc_id, total, reserved, ratio, low, high, step in (
-            conn.execute(stmt)):
+    for rp_id, rc_id, *values in conn.execute(stmt):
         inventories.setdefault(rp_id, {})[class_names[rc_id]] = (
-            model.Inventory(capacity(total, reserved, ratio),
-                            usage.get((rp_id, rc_id), 0), low, high, step))
+            inventory(rp_id, rc_id, *values))
     return inventories
 
 
@@ -517,24 +511,44 @@ def _fetch_flat(conn, in_scope, class_names):
     SELECT rp.uuid, inv.resource_provider_id, ... (as _fetch_inventories)
     """
     stmt = (sa.select(_RP.c.uuid, _INV.c.resource_provider_id,
-                      _INV.c.resource_class_id, _INV.c.total,
-                      _INV.c.reserved, _INV.c.allocation_ratio,
-                      _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size)
+                      *_INVENTORY_COLUMNS)
             .select_from(_INV.join(
                 _RP, _RP.c.id == _INV.c.resource_provider_id))
             .where(in_scope))
-    usage = _fetch_usage(conn, in_scope)
+    inventory = _inventory_maker(_fetch_usage(conn, in_scope))
     providers, inventories = {}, {}
-    capacity = model.capacity
-    for (rp_uuid, rp_id, rc_id, total, reserved, ratio, low, high, step) in (
-            conn.execute(stmt)):
+    for rp_uuid, rp_id, rc_id, *values in conn.execute(stmt):
         if rp_id not in providers:
             providers[rp_id] = model.Provider(rp_id, rp_uuid, None, rp_id)
             inventories[rp_id] = {}
-        inventories[rp_id][class_names[rc_id]] = model.Inventory(
-            capacity(total, reserved, ratio), usage.get((rp_id, rc_id), 0),
-            low, high, step)
+        inventories[rp_id][class_names[rc_id]] = inventory(
+            rp_id, rc_id, *values)
     return providers, inventories
+
+
+_INVENTORY_COLUMNS = (_INV.c.resource_class_id, _INV.c.total,
+                      _INV.c.reserved, _INV.c.allocation_ratio,
+                      _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size)
+
+
+def _inventory_maker(usage):
+    """A function of one inventory row to its model.Inventory (with the
+    amount used from ``usage``); equal inventories share one immutable
+    instance, which spares building the same frozen dataclass for every
+    alike provider.
+    """
+    made = {}
+    capacity = model.capacity
+
+    def inventory(rp_id, rc_id, total, reserved, ratio, low, high, step):
+        used = usage.get((rp_id, rc_id), 0)
+        key = (total, reserved, ratio, low, high, step, used)
+        found = made.get(key)
+        if found is None:
+            found = made[key] = model.Inventory(
+                capacity(total, reserved, ratio), used, low, high, step)
+        return found
+    return inventory
 
 
 def _fetch_usage(conn, in_scope):
