@@ -8,7 +8,6 @@ import contextlib
 import functools
 import time
 
-from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import engines
 from oslo_log import log as logging
@@ -192,6 +191,3 @@ def race_or_duplicate_as_conflict(func):
     """
     return _races_as_conflict(func, duplicates=True)
 
-
-# The library decorator, for callers that prefer oslo.db's own semantics.
-wrap_db_retry = oslo_db_api.wrap_db_retry

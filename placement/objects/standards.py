@@ -4,7 +4,6 @@ Standard resource class ids are their index in ``os_resource_classes``;
 standard traits get ordinary autoincrement ids. Run at every start, by
 every worker: idempotent, and safe when several workers race.
 """
-import datetime
 import time
 
 import os_resource_classes
@@ -15,12 +14,9 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import _sql
 
 LOG = logging.getLogger(__name__)
-
-
-def _now():
-    return datetime.datetime.utcnow().replace(microsecond=0)
 
 
 def _missing(conn, table, names):
@@ -29,7 +25,7 @@ def _missing(conn, table, names):
 
 
 def _sync_resource_classes(conn):
-    rows = [{'id': index, 'name': name, 'created_at': _now()}
+    rows = [{'id': index, 'name': name, 'created_at': _sql.utcnow()}
             for index, name in enumerate(os_resource_classes.STANDARDS)]
     missing = set(_missing(conn, models.resource_classes,
                            [row['name'] for row in rows]))
@@ -48,7 +44,7 @@ def _sync_traits(conn):
     missing = _missing(conn, models.traits, os_traits.get_traits())
     if missing:
         conn.execute(sa.insert(models.traits),
-                     [{'name': name, 'created_at': _now()}
+                     [{'name': name, 'created_at': _sql.utcnow()}
                       for name in missing])
 
 
