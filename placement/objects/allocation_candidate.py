@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from placement.db import api as db_api
 from placement.db import models
 from placement import exception
+from placement.objects import provider_state
 from placement.objects import resource_class as rc_obj
 from placement.objects import trait as trait_obj
 from placement import solver
@@ -64,6 +65,7 @@ class _Lookups:
     sharing_roots: frozenset
     sharing_aggs: typing.Mapping[int, frozenset]
     has_nested: bool
+    store: provider_state.Store
 
     @property
     def is_flat(self):
@@ -93,15 +95,14 @@ def list_candidates(ctx, query: model.CandidateQuery,
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
+    store = provider_state.store_for(
+        ctx if isinstance(ctx, db_api.Database) else ctx.db)
     with no_cyclic_gc(), db_api.reader(ctx) as conn:
-        lookups = _fetch_lookups(conn, query)
+        lookups = _fetch_lookups(conn, query, store)
         candidates, seen = _solve_in_chunks(conn, query, options, lookups)
-        root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
-        scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
-        traits = {}
-        if with_traits:
-            traits = _fetch_all_traits(conn, _scope_ids(scope, seen))
-    summaries = _summaries(scope, seen, traits)
+    root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
+    scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
+    summaries = _summaries(scope, seen, with_traits)
     if not summary_classes_all:
         classes = query.resource_classes
         summaries = [summaries_mod.restrict_classes(s, classes)
@@ -133,6 +134,7 @@ class _Seen:
 
     providers: dict = dataclasses.field(default_factory=dict)
     inventories: dict = dataclasses.field(default_factory=dict)
+    entries: dict = dataclasses.field(default_factory=dict)
 
 
 def _solve_in_chunks(conn, query, options, lookups):
@@ -140,11 +142,12 @@ def _solve_in_chunks(conn, query, options, lookups):
     seen, found, dedup = _Seen(), [], set()
     solver_query = without_filters(query) if lookups.is_flat else query
     for roots in _chunks(conn, query, options, lookups, cap):
-        snapshot = gather(conn, query, lookups, roots)
+        snapshot, entries = gather(conn, query, lookups, roots)
         count = None if cap is None else cap - len(found)
         found += solver.solve(snapshot, solver_query, options, dedup, count)
         seen.providers.update(snapshot.providers)
         seen.inventories.update(snapshot.inventories)
+        seen.entries.update(entries)
         if cap is not None and len(found) >= cap:
             break
     return found, seen
@@ -163,7 +166,7 @@ def without_filters(query):
 
 # --- lookups -------------------------------------------------------------
 
-def _fetch_lookups(conn, query):
+def _fetch_lookups(conn, query, store):
     class_names = rc_obj.fetch_names_by_id(conn)
     rc_ids = _class_ids(class_names, query.resource_classes)
     trait_ids = trait_obj.fetch_ids_by_name(conn, query.trait_names)
@@ -184,7 +187,7 @@ def _fetch_lookups(conn, query):
                     agg_ids, frozenset(sharing_ids),
                     frozenset(sharing_roots),
                     {k: frozenset(v) for k, v in sharing_aggs.items()},
-                    has_nested)
+                    has_nested, store)
 
 
 def _class_ids(class_names, wanted):
@@ -429,19 +432,22 @@ def _root_in(roots, root_id):
 
 # --- the snapshot --------------------------------------------------------
 
-def gather(conn, query, lookups, roots=_Roots()) -> model.Snapshot:
-    """The Snapshot of one chunk of roots (plus every sharing provider)."""
+def gather(conn, query, lookups, roots=_Roots()):
+    """(Snapshot, {provider id: provider_state.Entry}) of one chunk of
+    roots (plus every sharing provider).
+    """
     in_scope = _in_scope(query, lookups, roots)
     if lookups.is_flat:
-        providers, inventories = _fetch_flat(conn, in_scope,
-                                             lookups.class_names)
+        providers, entries = _fetch_flat(conn, in_scope, lookups.store)
+        inventories = _inventories(conn, in_scope, entries,
+                                   lookups.class_names)
         return model.Snapshot(
             providers=providers, inventories=inventories,
-            anchors=_anchors_of_chunk(roots, providers))
-    providers = _fetch_providers(conn, in_scope)
-    inventories = _fetch_inventories(conn, in_scope, lookups.class_names)
-    traits = _fetch_named_links(conn, _RPT, _RPT.c.trait_id,
-                                lookups.trait_ids, in_scope)
+            anchors=_anchors_of_chunk(roots, providers)), entries
+    providers, entries = _fetch_providers(conn, in_scope, lookups.store)
+    inventories = _inventories(conn, in_scope, entries, lookups.class_names)
+    traits = {rp_id: entry.traits for rp_id, entry in entries.items()
+              if entry.traits}
     agg_ids = dict(lookups.agg_ids)
     named = set(agg_ids.values())
     for agg_id in set().union(*lookups.sharing_aggs.values()) - named:
@@ -454,7 +460,7 @@ def gather(conn, query, lookups, roots=_Roots()) -> model.Snapshot:
         providers=providers, inventories=inventories, traits=traits,
         aggregates=aggregates, sharing=lookups.sharing_ids & set(providers),
         sharing_anchors=anchors, anchors=_anchors_of_chunk(roots, providers),
-        has_nested=lookups.has_nested)
+        has_nested=lookups.has_nested), entries
 
 
 def _in_scope(query, lookups, roots):
@@ -473,62 +479,45 @@ def _in_scope(query, lookups, roots):
     return sa.or_(trees, _RP.c.id.in_(sharing)) if sharing else trees
 
 
-def _fetch_providers(conn, in_scope):
-    rows = conn.execute(sa.select(_RP.c.id, _RP.c.uuid,
+def _fetch_providers(conn, in_scope, store):
+    """({id: model.Provider}, {id: provider_state.Entry}) in scope.
+
+    SELECT rp.id, rp.uuid, rp.generation, rp.parent_provider_id,
+           rp.root_provider_id FROM resource_providers rp WHERE <in_scope>
+    """
+    rows = conn.execute(sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
                                   _RP.c.parent_provider_id,
                                   _RP.c.root_provider_id).where(in_scope))
-    return {row.id: model.Provider(row.id, row.uuid, row.parent_provider_id,
-                                   row.root_provider_id or row.id)
-            for row in rows}
+    providers, keys = {}, []
+    for rp_id, rp_uuid, generation, parent_id, root_id in rows:
+        providers[rp_id] = model.Provider(rp_id, rp_uuid, parent_id,
+                                          root_id or rp_id)
+        keys.append((rp_id, rp_uuid, generation))
+    return providers, provider_state.entries(conn, store, keys)
 
 
-def _fetch_inventories(conn, in_scope, class_names):
-    """{provider id: {class name: Inventory}} of the providers in scope,
-    every class (the summaries need them all; the solver looks only at
-    the classes asked for).
+def _fetch_flat(conn, in_scope, store):
+    """As _fetch_providers, where every provider is its own root."""
+    rows = conn.execute(sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
+                        .where(in_scope)).all()
+    providers = {rp_id: model.Provider(rp_id, rp_uuid, None, rp_id)
+                 for rp_id, rp_uuid, _ in rows}
+    return providers, provider_state.entries(conn, store, rows)
 
-    SELECT inv.resource_provider_id, inv.resource_class_id, inv.total, ...
-    FROM inventories inv
-    JOIN resource_providers rp ON rp.id = inv.resource_provider_id
-    WHERE <in_scope>
+
+def _inventories(conn, in_scope, entries, class_names):
+    """{provider id: {class name: model.Inventory}} of every class (the
+    summaries need them all; the solver looks only at the classes asked
+    for), with the amounts used read now.
     """
-    stmt = (sa.select(_INV.c.resource_provider_id, *_INVENTORY_COLUMNS)
-            .select_from(_INV.join(
-                _RP, _RP.c.id == _INV.c.resource_provider_id))
-            .where(in_scope))
     inventory = _inventory_maker(_fetch_usage(conn, in_scope))
     inventories = {}
-    for rp_id, rc_id, *values in conn.execute(stmt):
-        inventories.setdefault(rp_id, {})[class_names[rc_id]] = (
-            inventory(rp_id, rc_id, *values))
+    for rp_id, entry in entries.items():
+        if entry.inventories:
+            inventories[rp_id] = {
+                class_names[row[0]]: inventory(rp_id, *row)
+                for row in entry.inventories}
     return inventories
-
-
-def _fetch_flat(conn, in_scope, class_names):
-    """(providers, inventories) of a flat deployment in one read: a
-    provider without inventory can serve no candidate there.
-
-    SELECT rp.uuid, inv.resource_provider_id, ... (as _fetch_inventories)
-    """
-    stmt = (sa.select(_RP.c.uuid, _INV.c.resource_provider_id,
-                      *_INVENTORY_COLUMNS)
-            .select_from(_INV.join(
-                _RP, _RP.c.id == _INV.c.resource_provider_id))
-            .where(in_scope))
-    inventory = _inventory_maker(_fetch_usage(conn, in_scope))
-    providers, inventories = {}, {}
-    for rp_uuid, rp_id, rc_id, *values in conn.execute(stmt):
-        if rp_id not in providers:
-            providers[rp_id] = model.Provider(rp_id, rp_uuid, None, rp_id)
-            inventories[rp_id] = {}
-        inventories[rp_id][class_names[rc_id]] = inventory(
-            rp_id, rc_id, *values)
-    return providers, inventories
-
-
-_INVENTORY_COLUMNS = (_INV.c.resource_class_id, _INV.c.total,
-                      _INV.c.reserved, _INV.c.allocation_ratio,
-                      _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size)
 
 
 def _inventory_maker(usage):
@@ -611,12 +600,6 @@ def _sharing_anchors(providers, aggregates, lookups, name_of_agg):
 
 # --- provider summaries --------------------------------------------------
 
-def _batches(ids):
-    ids = sorted(ids)
-    for start in range(0, len(ids), IN_BATCH):
-        yield ids[start:start + IN_BATCH]
-
-
 def _scope_ids(scope, seen):
     if scope.root_ids:
         return [rp_id for rp_id, p in seen.providers.items()
@@ -624,9 +607,10 @@ def _scope_ids(scope, seen):
     return sorted(scope.provider_ids)
 
 
-def _summaries(scope, seen, traits):
+def _summaries(scope, seen, with_traits):
     """ProviderSummary per provider in scope, in uuid order."""
-    providers = seen.providers
+    providers, entries = seen.providers, seen.entries
+    empty = frozenset()
     found = []
     for rp_id in _scope_ids(scope, seen):
         rp = providers[rp_id]
@@ -637,22 +621,5 @@ def _summaries(scope, seen, traits):
             else rp.uuid,
             {rc: (inv.capacity, inv.used)
              for rc, inv in seen.inventories.get(rp_id, {}).items()},
-            traits.get(rp_id, frozenset())))
+            entries[rp_id].traits if with_traits else empty))
     return sorted(found, key=lambda s: s.uuid)
-
-
-def _fetch_all_traits(conn, ids):
-    """{provider id: frozenset of every trait name}.
-
-    SELECT rpt.resource_provider_id, t.name FROM resource_provider_traits
-    rpt JOIN traits t ON t.id = rpt.trait_id WHERE rpt.rp_id IN (:ids)
-    """
-    trait = models.traits
-    found = {}
-    for batch in _batches(ids):
-        stmt = (sa.select(_RPT.c.resource_provider_id, trait.c.name)
-                .select_from(_RPT.join(trait, trait.c.id == _RPT.c.trait_id))
-                .where(_RPT.c.resource_provider_id.in_(batch)))
-        for rp_id, name in conn.execute(stmt):
-            found.setdefault(rp_id, set()).add(name)
-    return {rp_id: frozenset(names) for rp_id, names in found.items()}
