@@ -7,7 +7,6 @@ the RequestContext from those headers. ``GET /`` never needs a token.
 """
 from keystonemiddleware import auth_token
 import webob
-import webob.dec
 import webob.exc
 
 from placement import context
@@ -30,21 +29,21 @@ class NoAuthMiddleware:
     def __init__(self, application):
         self.application = application
 
-    @webob.dec.wsgify
-    def __call__(self, req):
-        if is_root_path(req.environ):
-            return self.application
-        token = req.headers.get('X-Auth-Token')
+    def __call__(self, environ, start_response):
+        # The identity headers as webob's request.headers would set them.
+        if is_root_path(environ):
+            return self.application(environ, start_response)
+        token = environ.get('HTTP_X_AUTH_TOKEN')
         if not token:
-            return webob.exc.HTTPUnauthorized()
+            return webob.exc.HTTPUnauthorized()(environ, start_response)
         user_id, _sep, project_id = token.partition(':')
         project_id = project_id or user_id
-        if 'X-Roles' not in req.headers:
-            req.headers['X-Roles'] = 'admin' if user_id == 'admin' else ''
-        req.headers['X-User-Id'] = user_id
-        if 'OpenStack-System-Scope' not in req.headers:
-            req.headers['X-Tenant-Id'] = project_id
-        return self.application
+        if 'HTTP_X_ROLES' not in environ:
+            environ['HTTP_X_ROLES'] = 'admin' if user_id == 'admin' else ''
+        environ['HTTP_X_USER_ID'] = user_id
+        if 'HTTP_OPENSTACK_SYSTEM_SCOPE' not in environ:
+            environ['HTTP_X_TENANT_ID'] = project_id
+        return self.application(environ, start_response)
 
 
 class PlacementAuthProtocol(auth_token.AuthProtocol):

@@ -2,8 +2,9 @@
 
 The middleware order, outermost first, and why:
 
-1. request id: every response, even a 401 or a 500, carries
-   ``x-openstack-request-id``; a valid caller id is kept as the global id.
+1. request id (``requestlog.RequestId``, oslo.middleware's as plain WSGI):
+   every response, even a 401 or a 500, carries ``x-openstack-request-id``;
+   a valid caller id is kept as the global id.
 2. request log: one access line per request, with the final status; also
    makes JSON the default Accept so error bodies default to JSON.
 3. CORS (only when ``[cors] allowed_origin`` is set): outside auth, so a
@@ -18,7 +19,6 @@ The middleware order, outermost first, and why:
 from oslo_log import log as logging
 from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
-from oslo_middleware import request_id
 
 from placement import auth
 from placement.db import api as db_api
@@ -74,7 +74,7 @@ def build_app(conf, db, enforcer):
     app = _auth(app, conf)
     app = _cors(app, conf)
     app = requestlog.RequestLog(app)
-    app = request_id.RequestId(app)
+    app = requestlog.RequestId(app)
     if conf.oslo_middleware.enable_proxy_headers_parsing:
         app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return app

@@ -8,6 +8,7 @@ reaches the handler, which answers an ordinary 404.
 """
 import re
 
+import webob
 import webob.exc
 
 from placement import exception
@@ -185,10 +186,23 @@ def _match(path):
 
 
 class PlacementHandler:
-    """The innermost WSGI app: dispatch to a handler by URL and method."""
+    """The innermost WSGI app: dispatch to a handler by URL and method.
 
-    @wsgi_wrapper.PlacementWsgify
-    def __call__(self, req):
+    The handler (a ``PlacementWsgify``) is called with this request
+    object rather than as a second WSGI application: the same answer
+    without a second Request and a captured copy of the Response.
+    """
+
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
+        try:
+            resp = self._dispatch(req)
+        except webob.exc.HTTPException as exc:
+            resp = wsgi_wrapper.attach_formatter(exc)
+        return resp(environ, start_response)
+
+    @staticmethod
+    def _dispatch(req):
         _check_content_headers(req)
         util.check_query_encoding(req.environ)
         route, args = _match(_path(req.environ))
@@ -197,7 +211,7 @@ class PlacementHandler:
         handler = route.select(req.method, util.version(req))
         req.environ['wsgiorg.routing_args'] = ((), args)
         try:
-            return req.get_response(handler)
+            return handler(req)
         except exception.NotFound as exc:
             raise webob.exc.HTTPNotFound(str(exc))
         except exception.PolicyNotAuthorized as exc:

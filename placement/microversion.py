@@ -7,7 +7,6 @@ on a bare tuple, so that grep finds every use of a version change.
 import functools
 import re
 
-import webob
 import webob.exc
 
 SERVICE_TYPE = 'placement'
@@ -218,7 +217,11 @@ def extract_version(headers):
     Returns a Version; raises ValueError for an unparsable value and
     LookupError for a version outside MIN_VERSION..MAX_VERSION.
     """
-    value = headers.get(HEADER)
+    return _version_of_header(headers.get(HEADER))
+
+
+def _version_of_header(value):
+    """extract_version for the header's value (None when absent)."""
     text = None
     if value:
         for item in value.split(','):
@@ -235,6 +238,11 @@ def extract_version(headers):
     return version
 
 
+# The header as a WSGI environ key (how webob's request.headers finds it).
+_ENVIRON_HEADER = 'HTTP_' + HEADER.upper().replace('-', '_')
+_HEADER_LOWER = HEADER.lower()
+
+
 class MicroversionMiddleware:
     """Negotiate the version; stamp it on the environ and the response.
 
@@ -247,9 +255,8 @@ class MicroversionMiddleware:
         self.error_formatter = error_formatter
 
     def __call__(self, environ, start_response):
-        req = webob.Request(environ)
         try:
-            mv = extract_version(req.headers)
+            mv = _version_of_header(environ.get(_ENVIRON_HEADER))
         except ValueError as exc:
             return self._error(webob.exc.HTTPBadRequest,
                                'Invalid microversion: %s' % exc, {},
@@ -265,10 +272,10 @@ class MicroversionMiddleware:
 
         def stamp(status, headers, exc_info=None):
             headers = [(k, v) for k, v in headers
-                       if k.lower() != HEADER.lower()]
+                       if k.lower() != _HEADER_LOWER]
             headers.append((HEADER, header_value))
             if not any(k.lower() == 'vary' for k, _ in headers):
-                headers.append(('vary', HEADER.lower()))
+                headers.append(('vary', _HEADER_LOWER))
             return start_response(status, headers, exc_info)
 
         return self.application(environ, stamp)
