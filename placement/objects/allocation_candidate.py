@@ -21,8 +21,6 @@ from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import provider_state
-from placement.objects import resource_class as rc_obj
-from placement.objects import trait as trait_obj
 from placement import solver
 from placement.solver import model
 from placement.solver import order
@@ -167,27 +165,77 @@ def without_filters(query):
 # --- lookups -------------------------------------------------------------
 
 def _fetch_lookups(conn, query, store):
-    class_names = rc_obj.fetch_names_by_id(conn)
+    """Every id the request needs, in one round trip (see _lookup_rows)."""
+    class_names, trait_ids, agg_ids = {}, {}, {}
+    sharing_ids, sharing_roots, sharing_aggs = set(), set(), {}
+    has_nested = False
+    for kind, row_id, text, extra in conn.execute(_lookup_rows(query)):
+        if kind == 'c':
+            class_names[row_id] = text
+        elif kind == 't':
+            trait_ids[text] = row_id
+        elif kind == 'a':
+            agg_ids[text] = row_id
+        elif kind == 's':
+            sharing_ids.add(row_id)
+            sharing_roots.add(extra or row_id)
+        elif kind == 'g':
+            sharing_aggs.setdefault(row_id, set()).add(extra)
+        elif kind == 'n':
+            has_nested = row_id is not None
     rc_ids = _class_ids(class_names, query.resource_classes)
-    trait_ids = trait_obj.fetch_ids_by_name(conn, query.trait_names)
-    agg_ids = _fetch_aggregate_ids(conn, query.aggregate_uuids)
-    sharing_ids, sharing_roots = _fetch_sharing(conn)
-    sharing_aggs = {}
-    if sharing_ids:
-        rows = conn.execute(sa.select(_RPA.c.resource_provider_id,
-                                      _RPA.c.aggregate_id)
-                            .where(_RPA.c.resource_provider_id.in_(
-                                sorted(sharing_ids))))
-        for row in rows:
-            sharing_aggs.setdefault(row[0], set()).add(row[1])
-    has_nested = conn.execute(
-        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
-        .limit(1)).first() is not None
+    missing = sorted(query.trait_names - set(trait_ids))
+    if missing:
+        raise exception.TraitNotFound(names=', '.join(missing))
     return _Lookups(rc_ids, class_names, trait_ids,
                     agg_ids, frozenset(sharing_ids),
                     frozenset(sharing_roots),
                     {k: frozenset(v) for k, v in sharing_aggs.items()},
                     has_nested, store)
+
+
+def _lookup_rows(query):
+    """One UNION ALL of (kind, id, text, extra) rows:
+
+    c: every resource class (id, name); t: the named traits (id, name);
+    a: the named aggregates (id, uuid); s: the sharing providers (id,
+    root id); g: their aggregates (provider id, aggregate id); n: one
+    provider with a parent, if any (id).
+    """
+    rc, trait = models.resource_classes, models.traits
+    agg = models.placement_aggregates
+
+    def kind(letter):
+        return sa.literal_column("'%s'" % letter).label('kind')
+
+    # Typed NULLs: PostgreSQL types a column of a UNION from its arms,
+    # and bare NULLs on both sides of an arm would make it text.
+    no_text, no_id = sa.cast(sa.null(), sa.String), sa.cast(sa.null(),
+                                                            sa.Integer)
+    sharing = (_RPT.join(trait, trait.c.id == _RPT.c.trait_id))
+    arms = [sa.select(kind('c'), rc.c.id, rc.c.name, no_id)]
+    if query.trait_names:
+        arms.append(sa.select(kind('t'), trait.c.id, trait.c.name, no_id)
+                    .where(trait.c.name.in_(sorted(query.trait_names))))
+    if query.aggregate_uuids:
+        arms.append(sa.select(kind('a'), agg.c.id, agg.c.uuid, no_id)
+                    .where(agg.c.uuid.in_(sorted(query.aggregate_uuids))))
+    arms.append(
+        sa.select(kind('s'), _RP.c.id, no_text, _RP.c.root_provider_id)
+        .select_from(_RP.join(sharing, _RPT.c.resource_provider_id
+                              == _RP.c.id))
+        .where(trait.c.name == SHARING_TRAIT))
+    arms.append(
+        sa.select(kind('g'), _RPA.c.resource_provider_id, no_text,
+                  _RPA.c.aggregate_id)
+        .select_from(_RPA.join(sharing, _RPT.c.resource_provider_id
+                               == _RPA.c.resource_provider_id))
+        .where(trait.c.name == SHARING_TRAIT))
+    arms.append(sa.select(
+        kind('n'),
+        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
+        .limit(1).scalar_subquery(), no_text, no_id))
+    return sa.union_all(*arms)
 
 
 def _class_ids(class_names, wanted):
@@ -200,32 +248,6 @@ def _class_ids(class_names, wanted):
     if missing:
         raise exception.ResourceClassNotFound(name=missing[0])
     return {name: ids[name] for name in wanted}
-
-
-def _fetch_aggregate_ids(conn, uuids):
-    if not uuids:
-        return {}
-    agg = models.placement_aggregates
-    rows = conn.execute(sa.select(agg.c.uuid, agg.c.id)
-                        .where(agg.c.uuid.in_(sorted(uuids))))
-    return {row.uuid: row.id for row in rows}
-
-
-def _fetch_sharing(conn):
-    """(ids, root ids) of the providers with MISC_SHARES_VIA_AGGREGATE.
-
-    SELECT rp.id, rp.root_provider_id FROM resource_providers rp
-    JOIN resource_provider_traits rpt ON rpt.resource_provider_id = rp.id
-    JOIN traits t ON t.id = rpt.trait_id WHERE t.name = :name
-    """
-    trait = models.traits
-    rows = conn.execute(
-        sa.select(_RP.c.id, _RP.c.root_provider_id)
-        .select_from(_RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
-                     .join(trait, trait.c.id == _RPT.c.trait_id))
-        .where(trait.c.name == SHARING_TRAIT)).all()
-    return ({row.id for row in rows},
-            {row.root_provider_id or row.id for row in rows})
 
 
 # --- chunks of roots -----------------------------------------------------

@@ -9,6 +9,7 @@ from placement.solver import combine
 from placement.solver import groups
 from placement.solver import model
 from placement.solver import order
+from placement.solver import single
 
 
 def match_groups(index, query):
@@ -55,6 +56,17 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
     if count is None:
         count = order.cap(query.limit, options.max_candidates)
     seen = set() if seen is None else seen
+    if single.applies(snapshot, query):
+        anchors = order.anchor_order(
+            (a for a in snapshot.anchors if a in snapshot.providers),
+            options.rng)
+        candidates = order.take_unique(
+            (c for anchor in anchors
+             for c in single.candidate_of(snapshot, query, anchor)),
+            count, seen)
+        if options.rng is not None and count is None:
+            options.rng.shuffle(candidates)
+        return candidates
     index = groups.Index(snapshot)
     per_group = match_groups(index, query)
     if per_group is None:

@@ -11,11 +11,14 @@ AGGS = ('agg1', 'agg2')
 
 
 @st.composite
-def forests(draw):
+def forests(draw, flat=False):
+    """Up to 8 providers in trees up to 3 deep, some sharing; ``flat``:
+    every provider a root of its own and none sharing.
+    """
     count = draw(st.integers(1, 8))
     providers, depth = {}, {}
     for rp_id in range(1, count + 1):
-        parents = [p for p in providers if depth[p] < 2]
+        parents = [p for p in providers if depth[p] < 2 and not flat]
         parent = draw(st.one_of(st.none(), st.sampled_from(parents))
                       if parents else st.none())
         root = rp_id if parent is None else providers[parent].root_id
@@ -38,7 +41,7 @@ def forests(draw):
         aggregates[rp_id] = frozenset(draw(st.sets(st.sampled_from(AGGS),
                                                    max_size=1)))
     sharing = frozenset(p for p in providers
-                        if providers[p].parent_id is None
+                        if providers[p].parent_id is None and not flat
                         and draw(st.booleans()) and draw(st.booleans()))
     anchors = {}
     for s in sharing:

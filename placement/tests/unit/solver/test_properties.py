@@ -1,13 +1,16 @@
 """Property tests: the solver against the brute-force oracle."""
+import dataclasses
 import random
 import unittest
 
+from hypothesis import assume
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
 from placement import solver
 from placement.solver import model
+from placement.solver import single
 from placement.tests.unit.solver import oracle
 from placement.tests.unit.solver import strategies
 
@@ -18,6 +21,33 @@ EXAMPLES = settings(max_examples=150, deadline=None)
 def problems(draw):
     snapshot = draw(strategies.forests())
     return snapshot, draw(strategies.queries(snapshot))
+
+
+@st.composite
+def flat_problems(draw):
+    snapshot = draw(strategies.forests(flat=True))
+    query = draw(strategies.queries(snapshot))
+    assume(len(query.groups) == 1 and query.groups[0].resources)
+    return snapshot, query
+
+
+class TestSingleProviderShortcut(unittest.TestCase):
+    """single.py answers exactly as the general walk, in the same order."""
+
+    @EXAMPLES
+    @given(flat_problems(), st.sampled_from((None, 1, 2, 5)))
+    def test_same_as_the_walk(self, problem, limit):
+        snapshot, query = problem
+        self.assertTrue(single.applies(snapshot, query))
+        query = dataclasses.replace(query, limit=limit)
+        shortcut = solver.solve(snapshot, query)
+        # Claiming nesting turns the shortcut off and changes nothing
+        # else for one-provider trees.
+        walked = solver.solve(dataclasses.replace(snapshot, has_nested=True),
+                              query)
+        self.assertEqual(walked, shortcut)
+        if limit is None:
+            self.assertEqual(set(shortcut), oracle.candidates(snapshot, query))
 
 
 class TestAgainstOracle(unittest.TestCase):
