@@ -4,8 +4,13 @@
 the identity headers. ``noauth2``: the token itself names the user and
 project (see NoAuthMiddleware). Either way ``PlacementContext`` then builds
 the RequestContext from those headers. ``GET /`` never needs a token.
+
+keystonemiddleware (and keystoneauth/keystoneclient behind it, some 20 MiB
+per process) is imported only when ``keystone_filter`` is called, so a
+noauth2 deployment never loads it.
 """
-from keystonemiddleware import auth_token
+import functools
+
 import webob
 import webob.exc
 
@@ -46,18 +51,25 @@ class NoAuthMiddleware:
         return self.application(environ, start_response)
 
 
-class PlacementAuthProtocol(auth_token.AuthProtocol):
-    """keystonemiddleware's auth_token, letting ``GET /`` through."""
+@functools.cache
+def auth_protocol_class():
+    """``PlacementAuthProtocol``: auth_token, letting ``GET /`` through."""
+    from keystonemiddleware import auth_token
 
-    def __call__(self, environ, start_response):
-        if is_root_path(environ):
-            return self._app(environ, start_response)
-        return super().__call__(environ, start_response)
+    class PlacementAuthProtocol(auth_token.AuthProtocol):
+        """keystonemiddleware's auth_token, letting ``GET /`` through."""
+
+        def __call__(self, environ, start_response):
+            if is_root_path(environ):
+                return self._app(environ, start_response)
+            return super().__call__(environ, start_response)
+
+    return PlacementAuthProtocol
 
 
 def keystone_filter(application, conf):
     """Wrap ``application`` in auth_token configured from ``conf``."""
-    return PlacementAuthProtocol(
+    return auth_protocol_class()(
         application, {'oslo_config_config': conf,
                       'oslo_config_project': 'placement'})
 

@@ -81,9 +81,13 @@ def build_app(conf, db, enforcer):
 
 
 def update_database(conf, db):
-    """Migrate when asked to, then sync the standard classes and traits."""
+    """Migrate when asked to, then sync the standard classes and traits.
+
+    The migration runs in a forked child (``migration.upgrade_in_child``):
+    alembic then never takes up memory in the serving process.
+    """
     if conf.placement_database.sync_on_startup:
-        migration.upgrade(db, 'head')
+        migration.upgrade_in_child(conf, db, 'head')
     standards.sync(db)
 
 

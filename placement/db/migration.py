@@ -10,18 +10,23 @@ PostgreSQL an advisory lock makes them take turns (the later ones find the
 schema at head and do nothing); on SQLite a racing loser re-checks the
 version and accepts an upgrade someone else finished. Threads of one
 process take turns on a plain lock (alembic keeps global state).
+
+alembic (with mako, pygments and SQLAlchemy's dialect modules for every
+backend behind it: ~25 MiB) is imported by the functions that use it, not
+by this module. ``upgrade_in_child`` runs the upgrade of
+``sync_on_startup`` in a forked process, so that the serving process never
+imports it at all.
 """
 import contextlib
 import os
 import threading
 import time
 
-from alembic import command
-from alembic import config as alembic_config
-from alembic import migration as alembic_migration
-from alembic import script as alembic_script
 from oslo_db import exception as db_exc
+from oslo_log import log as logging
 import sqlalchemy as sa
+
+LOG = logging.getLogger(__name__)
 
 HEAD = 'head'
 ALEMBIC_DIR = os.path.join(os.path.dirname(__file__), 'alembic')
@@ -34,6 +39,7 @@ _ALEMBIC_LOCK = threading.Lock()
 
 
 def _config(conn):
+    from alembic import config as alembic_config
     cfg = alembic_config.Config()
     cfg.set_main_option('script_location', ALEMBIC_DIR)
     cfg.attributes['connection'] = conn
@@ -42,6 +48,8 @@ def _config(conn):
 
 def script_directory():
     """The alembic ScriptDirectory of placement's revisions."""
+    from alembic import config as alembic_config
+    from alembic import script as alembic_script
     cfg = alembic_config.Config()
     cfg.set_main_option('script_location', ALEMBIC_DIR)
     return alembic_script.ScriptDirectory.from_config(cfg)
@@ -89,6 +97,7 @@ def _schema_lock(conn):
 
 
 def _upgrade_once(db, revision):
+    from alembic import command
     with _ALEMBIC_LOCK, db.writer.connect() as conn:
         with _schema_lock(conn):
             command.upgrade(_config(conn), revision)
@@ -123,6 +132,7 @@ def upgrade(db, revision: str = HEAD) -> None:
 
 def version(db) -> str:
     """The current revision id, or None for a database never migrated."""
+    from alembic import migration as alembic_migration
     with db.writer.connect() as conn:
         context = alembic_migration.MigrationContext.configure(conn)
         return context.get_current_revision()
@@ -130,6 +140,95 @@ def version(db) -> str:
 
 def stamp(db, revision: str) -> None:
     """Record ``revision`` in alembic_version without running migrations."""
+    from alembic import command
     with _ALEMBIC_LOCK, db.writer.connect() as conn:
         command.stamp(_config(conn), revision)
         conn.commit()
+
+
+class MigrationFailed(Exception):
+    """The upgrade in the child process of ``upgrade_in_child`` failed."""
+
+
+_CHILD_OK = b'OK'
+
+
+def _in_memory(url):
+    # An in-memory SQLite database exists only in the engine that made it:
+    # a child's own engine would migrate another, empty, database.
+    url = sa.engine.make_url(url)
+    return (url.get_backend_name() == 'sqlite' and
+            url.database in (None, '', ':memory:'))
+
+
+def _child_upgrade(conf, revision, pipe):
+    """In the forked child: migrate on a new engine, report, and exit."""
+    # Never returns: os._exit skips the parent's atexit handlers and
+    # buffered output, and leaves the parent's pooled connections (the
+    # sockets are shared with the parent) alone.
+    status = 1
+    try:
+        from placement.db import api as db_api
+        own = db_api.create_database(conf)
+        try:
+            upgrade(own, revision)
+        finally:
+            own.dispose()
+        os.write(pipe, _CHILD_OK)
+        status = 0
+    except BaseException as exc:
+        try:
+            LOG.exception('Database migration to %s failed', revision)
+            os.write(pipe, ('%s: %s' % (type(exc).__name__, exc)).encode(
+                'utf-8', 'replace')[:60000])
+        except BaseException:
+            pass
+    finally:
+        os._exit(status)
+
+
+def upgrade_in_child(conf, db, revision: str = HEAD) -> None:
+    """``upgrade(db, revision)``, run in a forked child process.
+
+    The child opens its own engine from ``conf`` (never a connection of
+    ``db``'s pool, which stays the parent's), migrates, and exits; the
+    parent waits and raises MigrationFailed with the child's error. So
+    the process that goes on to serve requests never imports alembic.
+    Without ``os.fork``, or for an in-memory SQLite database, the upgrade
+    runs here on ``db``.
+    """
+    url = conf.placement_database.connection
+    if not hasattr(os, 'fork') or _in_memory(url):
+        upgrade(db, revision)
+        return
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except BaseException:
+        os.close(read_end)
+        os.close(write_end)
+        raise
+    if pid == 0:
+        os.close(read_end)
+        _child_upgrade(conf, revision, write_end)
+    os.close(write_end)
+    chunks = []
+    with os.fdopen(read_end, 'rb') as reader:
+        while True:
+            chunk = reader.read(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    report = b''.join(chunks)
+    try:
+        _pid, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+    except ChildProcessError:
+        # Reaped by someone else (SIGCHLD ignored): trust the report.
+        code = 0 if report == _CHILD_OK else None
+    if report != _CHILD_OK or code != 0:
+        raise MigrationFailed(
+            'Database migration to %s failed in child process %d '
+            '(exit code %s): %s' % (
+                revision, pid, code,
+                report.decode('utf-8', 'replace') or 'no report'))

@@ -1,6 +1,13 @@
 """Starting the app with sync_on_startup: workers starting together
-migrate an empty database once and seed the standard rows once."""
+migrate an empty database once and seed the standard rows once; the
+migration runs in a child process, so the serving process never loads
+alembic (nor, with noauth2, keystonemiddleware)."""
+import os
+import subprocess
+import sys
+import tempfile
 import threading
+import unittest
 
 import os_resource_classes
 import os_traits
@@ -68,5 +75,57 @@ class _StartupTests:
         self.assertEqual([], self._start_workers(url, 2))
         self.assertEqual(before, self._counts(db))
 
+    def test_a_failed_migration_stops_the_start(self):
+        url = self.new_url()
+        db = self.new_database(url)
+        with db.writer.begin() as conn:
+            conn.execute(sa.text('CREATE TABLE alembic_version '
+                                 '(version_num VARCHAR(32) NOT NULL)'))
+            conn.execute(sa.text(
+                "INSERT INTO alembic_version VALUES ('f00dfeedbeef')"))
+        conf = app.make_conf(url, **{
+            'placement_database.sync_on_startup': True})
+        with self.assertRaises(migration.MigrationFailed) as caught:
+            deploy.loadapp(conf, db=db)
+        self.assertIn('f00dfeedbeef', str(caught.exception))
+        # The parent's pool is still usable after the child exited.
+        with db_api.reader(db) as conn:
+            self.assertEqual(1, conn.execute(sa.text('SELECT 1')).scalar())
+
 
 globals().update(base.per_backend(_StartupTests))
+
+_PROBE = """
+import sys
+from placement.wsgi import api
+loaded = [name for name in ('alembic', 'mako', 'keystonemiddleware',
+                            'keystoneauth1', 'keystoneclient',
+                            'oslo_db.sqlalchemy.engines', 'sqlalchemy.orm')
+          if name in sys.modules]
+print(','.join(loaded) or 'none')
+"""
+
+
+class ServingProcessImportsTest(unittest.TestCase):
+
+    def test_no_migration_or_keystone_code_in_the_serving_process(self):
+        handle, path = tempfile.mkstemp(suffix='.db')
+        os.close(handle)
+        self.addCleanup(os.unlink, path)
+        config_dir = tempfile.mkdtemp()
+        self.addCleanup(os.rmdir, config_dir)
+        conf_file = os.path.join(config_dir, 'placement.conf')
+        open(conf_file, 'w').close()
+        self.addCleanup(os.unlink, conf_file)
+        env = dict(os.environ,
+                   OS_PLACEMENT_CONFIG_DIR=config_dir,
+                   OS_PLACEMENT_DATABASE__CONNECTION='sqlite:///%s' % path,
+                   OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP='True',
+                   OS_API__AUTH_STRATEGY='noauth2')
+        out = subprocess.run([sys.executable, '-c', _PROBE], env=env,
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(0, out.returncode, out.stderr)
+        self.assertEqual('none', out.stdout.strip().splitlines()[-1])
+        db = db_api.create_database(app.make_conf('sqlite:///%s' % path))
+        self.addCleanup(db.dispose)
+        self.assertEqual(migration.head_revision(), migration.version(db))
