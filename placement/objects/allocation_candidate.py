@@ -459,15 +459,13 @@ def gather(conn, query, lookups, roots=_Roots()):
     roots (plus every sharing provider).
     """
     in_scope = _in_scope(query, lookups, roots)
+    providers, entries, usage = _fetch_providers(
+        conn, in_scope, lookups.store, lookups.is_flat)
+    inventories = _inventories(entries, usage, lookups.class_names)
     if lookups.is_flat:
-        providers, entries = _fetch_flat(conn, in_scope, lookups.store)
-        inventories = _inventories(conn, in_scope, entries,
-                                   lookups.class_names)
         return model.Snapshot(
             providers=providers, inventories=inventories,
             anchors=_anchors_of_chunk(roots, providers)), entries
-    providers, entries = _fetch_providers(conn, in_scope, lookups.store)
-    inventories = _inventories(conn, in_scope, entries, lookups.class_names)
     traits = {rp_id: entry.traits for rp_id, entry in entries.items()
               if entry.traits}
     agg_ids = dict(lookups.agg_ids)
@@ -501,38 +499,50 @@ def _in_scope(query, lookups, roots):
     return sa.or_(trees, _RP.c.id.in_(sharing)) if sharing else trees
 
 
-def _fetch_providers(conn, in_scope, store):
-    """({id: model.Provider}, {id: provider_state.Entry}) in scope.
+def _fetch_providers(conn, in_scope, store, flat=False):
+    """({id: model.Provider}, {id: provider_state.Entry},
+    {(id, class id): amount used}) of the providers in scope, in one read.
 
     SELECT rp.id, rp.uuid, rp.generation, rp.parent_provider_id,
-           rp.root_provider_id FROM resource_providers rp WHERE <in_scope>
+           rp.root_provider_id, a.resource_class_id, SUM(a.used)
+    FROM resource_providers rp
+    LEFT JOIN allocations a ON a.resource_provider_id = rp.id
+    WHERE <in_scope> GROUP BY rp.id, ..., a.resource_class_id
+
+    ``flat``: every provider is its own root (whatever the tree columns
+    hold), so they are not read.
     """
-    rows = conn.execute(sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
-                                  _RP.c.parent_provider_id,
-                                  _RP.c.root_provider_id).where(in_scope))
-    providers, keys = {}, []
-    for rp_id, rp_uuid, generation, parent_id, root_id in rows:
-        providers[rp_id] = model.Provider(rp_id, rp_uuid, parent_id,
-                                          root_id or rp_id)
-        keys.append((rp_id, rp_uuid, generation))
-    return providers, provider_state.entries(conn, store, keys)
+    alloc = models.allocations
+    columns = [_RP.c.id, _RP.c.uuid, _RP.c.generation]
+    if not flat:
+        columns += [_RP.c.parent_provider_id, _RP.c.root_provider_id]
+    stmt = (sa.select(*columns, alloc.c.resource_class_id,
+                      sa.func.sum(alloc.c.used))
+            .select_from(_RP.outerjoin(
+                alloc, alloc.c.resource_provider_id == _RP.c.id))
+            .where(in_scope)
+            .group_by(*columns, alloc.c.resource_class_id))
+    providers, keys, usage = {}, [], {}
+    for row in conn.execute(stmt):
+        rp_id = row[0]
+        if rp_id not in providers:
+            if flat:
+                providers[rp_id] = model.Provider(rp_id, row[1], None, rp_id)
+            else:
+                providers[rp_id] = model.Provider(rp_id, row[1], row[3],
+                                                  row[4] or rp_id)
+            keys.append((rp_id, row[1], row[2]))
+        if row[-2] is not None:
+            usage[(rp_id, row[-2])] = int(row[-1])
+    return providers, provider_state.entries(conn, store, keys), usage
 
 
-def _fetch_flat(conn, in_scope, store):
-    """As _fetch_providers, where every provider is its own root."""
-    rows = conn.execute(sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
-                        .where(in_scope)).all()
-    providers = {rp_id: model.Provider(rp_id, rp_uuid, None, rp_id)
-                 for rp_id, rp_uuid, _ in rows}
-    return providers, provider_state.entries(conn, store, rows)
-
-
-def _inventories(conn, in_scope, entries, class_names):
+def _inventories(entries, usage, class_names):
     """{provider id: {class name: model.Inventory}} of every class (the
     summaries need them all; the solver looks only at the classes asked
-    for), with the amounts used read now.
+    for), with the amounts used.
     """
-    inventory = _inventory_maker(_fetch_usage(conn, in_scope))
+    inventory = _inventory_maker(usage)
     inventories = {}
     for rp_id, entry in entries.items():
         if entry.inventories:
@@ -560,27 +570,6 @@ def _inventory_maker(usage):
                 capacity(total, reserved, ratio), used, low, high, step)
         return found
     return inventory
-
-
-def _fetch_usage(conn, in_scope):
-    """{(provider id, class id): amount used} of the providers in scope
-    that have allocations.
-
-    SELECT a.resource_provider_id, a.resource_class_id, SUM(a.used)
-    FROM allocations a
-    JOIN resource_providers rp ON rp.id = a.resource_provider_id
-    WHERE <in_scope> GROUP BY a.resource_provider_id, a.resource_class_id
-    """
-    alloc = models.allocations
-    stmt = (sa.select(alloc.c.resource_provider_id,
-                      alloc.c.resource_class_id, sa.func.sum(alloc.c.used))
-            .select_from(alloc.join(
-                _RP, _RP.c.id == alloc.c.resource_provider_id))
-            .where(in_scope)
-            .group_by(alloc.c.resource_provider_id,
-                      alloc.c.resource_class_id))
-    return {(rp_id, rc_id): int(used)
-            for rp_id, rc_id, used in conn.execute(stmt)}
 
 
 def _fetch_named_links(conn, table, key_column, ids_by_name, in_scope):
