@@ -13,7 +13,65 @@ policy file written for those releases may refer to them, and
 ``etc/placement/policy-system-scope.yaml`` restores them as the defaults.
 No WebOb or database access in this package.
 """
+import collections.abc
+
+from oslo_log import log as logging
+from oslo_policy import _checks
 from oslo_policy import policy
+
+LOG = logging.getLogger(__name__)
+
+
+class _RuleCheckPlugins(collections.abc.Mapping):
+    """oslo.policy's plugin checks (``http:``, ``https:``), loaded on use.
+
+    oslo.policy loads every ``oslo.policy.rule_checks`` entry point (and
+    with them requests, urllib3, charset_normalizer...: ~5 MiB per process)
+    the first time it parses any check string. Here a plugin is imported
+    only when a check string names its kind; as with stevedore, a plugin
+    that cannot be imported is logged and left out.
+    """
+
+    def __init__(self):
+        from importlib import metadata
+        self._entry_points = {
+            entry_point.name: entry_point for entry_point in
+            metadata.entry_points(group='oslo.policy.rule_checks')}
+        self._loaded = {}
+
+    def _load(self, name):
+        if name not in self._loaded:
+            try:
+                self._loaded[name] = self._entry_points[name].load()
+            except Exception:
+                LOG.exception('Could not load the policy rule check %s',
+                              name)
+                self._loaded[name] = None
+        return self._loaded[name]
+
+    def __contains__(self, name):
+        return name in self._entry_points and self._load(name) is not None
+
+    def __getitem__(self, name):
+        if name not in self:
+            raise KeyError(name)
+        return self._loaded[name]
+
+    def __iter__(self):
+        return (name for name in self._entry_points if name in self)
+
+    def __len__(self):
+        return sum(1 for _name in self)
+
+
+def _defer_plugin_checks():
+    """Import oslo.policy's plugin checks only when a rule uses one."""
+    if getattr(_checks, 'extension_checks', False) is None:
+        _checks.extension_checks = _RuleCheckPlugins()
+
+
+# Before the first RuleDefault below parses its check string.
+_defer_plugin_checks()
 
 ADMIN_API = 'admin_api'
 SERVICE_API = 'service_api'
