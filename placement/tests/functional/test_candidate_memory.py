@@ -1,0 +1,181 @@
+"""The per-process memory of provider inventories and traits
+(objects.provider_state) never shows a stale answer.
+
+Two applications on one database stand for two worker processes: one
+reads candidates (and so remembers providers), the other writes. Every
+kind of write a candidate answer depends on is made through the second
+and must show at once through the first: inventory and trait changes
+(which bump the generation), and allocation deletion and re-parenting
+(which do not, and so must never come from memory).
+"""
+import json
+import unittest
+import uuid
+
+import webob
+
+from placement.db import api as db_api
+from placement import deploy
+from placement.objects import provider_state
+from placement.tests.functional.fixtures import app as app_fixture
+from placement.tests.functional.fixtures import backends
+
+VERSION = 'placement 1.39'
+
+
+class _Client:
+
+    def __init__(self, app):
+        self.app = app
+
+    def call(self, method, path, body=None, version=VERSION):
+        req = webob.Request.blank(path, method=method)
+        req.headers['x-auth-token'] = 'admin'
+        req.headers['openstack-api-version'] = version
+        req.headers['accept'] = 'application/json'
+        if body is not None:
+            req.body = json.dumps(body).encode()
+            req.content_type = 'application/json'
+        resp = req.get_response(self.app)
+        assert resp.status_int < 400, (method, path, resp.status,
+                                       resp.body)
+        return json.loads(resp.body) if resp.body else None
+
+    def generation(self, rp_uuid):
+        return self.call('GET', '/resource_providers/' + rp_uuid)[
+            'generation']
+
+    def candidates(self, query):
+        return self.call('GET', '/allocation_candidates?' + query)
+
+
+class TestCandidateMemory(unittest.TestCase):
+
+    def test_writes_elsewhere_show_at_once(self):
+        for backend in backends.available():
+            with self.subTest(backend=backend.name):
+                self._check(backend)
+
+    def _check(self, backend):
+        placement = app_fixture.PlacementApp(backend)
+        self.addCleanup(placement.cleanup)
+        reader = _Client(placement.app)
+        # A second application with its own engine and its own memory.
+        writer_db = db_api.create_database(placement.conf)
+        self.addCleanup(writer_db.dispose)
+        writer = _Client(deploy.loadapp(placement.conf, db=writer_db))
+
+        store = provider_state.store_for(placement.db)
+        self.assertEqual(backend.name != 'sqlite', store.enabled)
+
+        root, child, other = (str(uuid.uuid4()) for _ in range(3))
+        writer.call('POST', '/resource_providers',
+                    {'name': 'root', 'uuid': root})
+        writer.call('POST', '/resource_providers',
+                    {'name': 'other', 'uuid': other})
+        writer.call('POST', '/resource_providers',
+                    {'name': 'child', 'uuid': child,
+                     'parent_provider_uuid': root})
+        writer.call('PUT', '/traits/CUSTOM_FAST')
+        writer.call('PUT', '/resource_providers/%s/inventories' % child,
+                    {'resource_provider_generation': 0,
+                     'inventories': {'VCPU': {'total': 4}}})
+
+        query = 'resources=VCPU:2'
+        found = reader.candidates(query)
+        self.assertEqual(1, len(found['allocation_requests']))
+        self.assertEqual([], found['provider_summaries'][child]['traits'])
+        if store.enabled:
+            self.assertEqual({root, child, other},
+                             {e.uuid for e in store.entries.values()})
+
+        # An inventory change (generation bump) elsewhere.
+        writer.call('PUT', '/resource_providers/%s/inventories' % child,
+                    {'resource_provider_generation':
+                     writer.generation(child),
+                     'inventories': {'VCPU': {'total': 1}}})
+        self.assertEqual([], reader.candidates(query)['allocation_requests'])
+        writer.call('PUT', '/resource_providers/%s/inventories' % child,
+                    {'resource_provider_generation':
+                     writer.generation(child),
+                     'inventories': {'VCPU': {'total': 8,
+                                              'allocation_ratio': 0.5}}})
+        found = reader.candidates(query)
+        self.assertEqual(
+            {'capacity': 4, 'used': 0},
+            found['provider_summaries'][child]['resources']['VCPU'])
+
+        # A trait change (generation bump) elsewhere: summaries and filters.
+        writer.call('PUT', '/resource_providers/%s/traits' % child,
+                    {'resource_provider_generation':
+                     writer.generation(child), 'traits': ['CUSTOM_FAST']})
+        found = reader.candidates(query + '&required=CUSTOM_FAST')
+        self.assertEqual(1, len(found['allocation_requests']))
+        self.assertEqual(['CUSTOM_FAST'],
+                         found['provider_summaries'][child]['traits'])
+
+        # Allocations come and go without bumping on deletion: usage is
+        # never remembered.
+        consumer = str(uuid.uuid4())
+        writer.call('PUT', '/allocations/' + consumer, {
+            'allocations': {child: {'resources': {'VCPU': 3}}},
+            'project_id': str(uuid.uuid4()), 'user_id': str(uuid.uuid4()),
+            'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+        self.assertEqual([], reader.candidates(query)['allocation_requests'])
+        before = writer.generation(child)
+        writer.call('DELETE', '/allocations/' + consumer)
+        self.assertEqual(before, writer.generation(child))
+        self.assertEqual(1, len(
+            reader.candidates(query)['allocation_requests']))
+
+        # Re-parenting does not bump either: the tree is read every time.
+        writer.call('PUT', '/resource_providers/' + child,
+                    {'name': 'child', 'parent_provider_uuid': other},
+                    version='placement 1.37')
+        found = reader.candidates(query)
+        self.assertEqual(
+            other, found['provider_summaries'][child]['root_provider_uuid'])
+        self.assertIn(other, found['provider_summaries'])
+        self.assertNotIn(root, found['provider_summaries'])
+
+        # A provider deleted and made again with the same uuid is another
+        # provider: nothing of the old one may show.
+        writer.call('DELETE', '/resource_providers/' + child)
+        writer.call('POST', '/resource_providers',
+                    {'name': 'child', 'uuid': child})
+        writer.call('PUT', '/resource_providers/%s/inventories' % child,
+                    {'resource_provider_generation': 0,
+                     'inventories': {'VCPU': {'total': 2}}})
+        found = reader.candidates(query)
+        self.assertEqual(1, len(found['allocation_requests']))
+        self.assertEqual([], found['provider_summaries'][child]['traits'])
+        self.assertEqual(
+            {'capacity': 2, 'used': 0},
+            found['provider_summaries'][child]['resources']['VCPU'])
+
+
+class TestStore(unittest.TestCase):
+    """The store's own rules, without a database."""
+
+    def test_key_is_id_uuid_and_generation(self):
+        store = provider_state.Store()
+        entry = provider_state.Entry('u1', 3, (), frozenset())
+        store.keep({1: entry})
+        found, missing = store.fresh([(1, 'u1', 3), (1, 'u1', 4),
+                                      (1, 'u2', 3), (2, 'u1', 3)])
+        self.assertEqual({1: entry}, found)
+        self.assertEqual([(1, 'u1', 4), (1, 'u2', 3), (2, 'u1', 3)], missing)
+
+    def test_disabled_store_keeps_nothing(self):
+        store = provider_state.Store(enabled=False)
+        store.keep({1: provider_state.Entry('u1', 0, (), frozenset())})
+        self.assertEqual({}, store.entries)
+
+    def test_full_store_starts_over(self):
+        store = provider_state.Store()
+        original = provider_state.MAX_ENTRIES
+        self.addCleanup(setattr, provider_state, 'MAX_ENTRIES', original)
+        provider_state.MAX_ENTRIES = 2
+        for rp_id in range(1, 4):
+            store.keep({rp_id: provider_state.Entry('u', 0, (), frozenset())})
+        self.assertEqual([3], sorted(store.entries))
