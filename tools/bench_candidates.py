@@ -259,8 +259,10 @@ def throughput(url, query, concurrency, total):
     return total / (time.perf_counter() - start)
 
 
-def worker_rss(master_pid):
-    """{pid: RSS MiB} of the processes whose parent is ``master_pid``."""
+def worker_rss(master_pid, field='VmRSS'):
+    """{pid: MiB} of the processes whose parent is ``master_pid``: their
+    resident size now (VmRSS) or at its peak so far (VmHWM).
+    """
     found = {}
     for pid in os.listdir('/proc'):
         if not pid.isdigit():
@@ -272,7 +274,7 @@ def worker_rss(master_pid):
                 continue
             with open('/proc/%s/status' % pid) as f:
                 for line in f:
-                    if line.startswith('VmRSS:'):
+                    if line.startswith(field + ':'):
                         found[int(pid)] = int(line.split()[1]) / 1024
         except (OSError, ValueError, IndexError):
             continue
@@ -292,6 +294,9 @@ def main():
     parser.add_argument('--load', choices=('http', 'sql', 'none'),
                         default='http')
     parser.add_argument('--repeat', type=int, default=20)
+    parser.add_argument('--compare-repeat', type=int,
+                        help='repeats against the other server (default: '
+                             '--repeat); fewer keeps slow runs short')
     parser.add_argument('--concurrency', type=int, default=0,
                         help='also measure requests/s with this many '
                              'parallel clients (the first query)')
@@ -319,9 +324,10 @@ def run_size(args, targets, n):
     print('%-32s %7s | %-28s | %-28s | ratio' % (
         '%s N=%d' % (args.shape, len(nodes)), 'results',
         'ours median/p95 ms', 'other median/p95 ms'))
+    repeats = [args.repeat, args.compare_repeat or args.repeat]
     for name, query in QUERIES[args.shape]:
-        figures = [time_query(url, query, args.repeat)
-                   for _, url, _, _ in targets]
+        figures = [time_query(url, query, repeat)
+                   for (_, url, _, _), repeat in zip(targets, repeats)]
         row = '%-32s %7d | %12.1f / %-12.1f' % (
             name, figures[0][2], figures[0][0], figures[0][1])
         if len(figures) > 1:
@@ -339,9 +345,11 @@ def run_size(args, targets, n):
             ' vs '.join('%.1f' % rate for rate in rates)))
     for label, _, _, pid in targets:
         if pid:
-            rss = worker_rss(pid)
-            print('# %s worker RSS MiB: %s' % (label, ', '.join(
-                '%.0f' % v for v in sorted(rss.values()))))
+            for field, what in (('VmRSS', 'now'), ('VmHWM', 'peak')):
+                rss = worker_rss(pid, field)
+                print('# %s worker RSS MiB (%s): %s' % (
+                    label, what, ', '.join(
+                        '%.0f' % v for v in sorted(rss.values()))))
 
 
 if __name__ == '__main__':
