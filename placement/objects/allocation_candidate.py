@@ -501,40 +501,52 @@ def _in_scope(query, lookups, roots):
 
 def _fetch_providers(conn, in_scope, store, flat=False):
     """({id: model.Provider}, {id: provider_state.Entry},
-    {(id, class id): amount used}) of the providers in scope, in one read.
+    {(id, class id): amount used}) of the providers in scope.
 
     SELECT rp.id, rp.uuid, rp.generation, rp.parent_provider_id,
-           rp.root_provider_id, a.resource_class_id, SUM(a.used)
-    FROM resource_providers rp
-    LEFT JOIN allocations a ON a.resource_provider_id = rp.id
-    WHERE <in_scope> GROUP BY rp.id, ..., a.resource_class_id
+           rp.root_provider_id FROM resource_providers rp WHERE <in_scope>
 
     ``flat``: every provider is its own root (whatever the tree columns
-    hold), so they are not read.
+    hold), so they are not read. Usage is a query of its own: joined in
+    here it would need a GROUP BY over every column, a temporary table
+    that costs MariaDB more than the extra round trip.
     """
-    alloc = models.allocations
     columns = [_RP.c.id, _RP.c.uuid, _RP.c.generation]
     if not flat:
         columns += [_RP.c.parent_provider_id, _RP.c.root_provider_id]
-    stmt = (sa.select(*columns, alloc.c.resource_class_id,
-                      sa.func.sum(alloc.c.used))
-            .select_from(_RP.outerjoin(
-                alloc, alloc.c.resource_provider_id == _RP.c.id))
-            .where(in_scope)
-            .group_by(*columns, alloc.c.resource_class_id))
-    providers, keys, usage = {}, [], {}
-    for row in conn.execute(stmt):
-        rp_id = row[0]
-        if rp_id not in providers:
-            if flat:
-                providers[rp_id] = model.Provider(rp_id, row[1], None, rp_id)
-            else:
-                providers[rp_id] = model.Provider(rp_id, row[1], row[3],
-                                                  row[4] or rp_id)
-            keys.append((rp_id, row[1], row[2]))
-        if row[-2] is not None:
-            usage[(rp_id, row[-2])] = int(row[-1])
+    rows = conn.execute(sa.select(*columns).where(in_scope)).all()
+    if flat:
+        providers = {row[0]: model.Provider(row[0], row[1], None, row[0])
+                     for row in rows}
+        keys = rows
+    else:
+        providers = {row[0]: model.Provider(row[0], row[1], row[3],
+                                            row[4] or row[0])
+                     for row in rows}
+        keys = [row[:3] for row in rows]
+    usage = _fetch_usage(conn, in_scope) if providers else {}
     return providers, provider_state.entries(conn, store, keys), usage
+
+
+def _fetch_usage(conn, in_scope):
+    """{(provider id, class id): amount used} of the providers in scope
+    that have allocations.
+
+    SELECT a.resource_provider_id, a.resource_class_id, SUM(a.used)
+    FROM allocations a
+    JOIN resource_providers rp ON rp.id = a.resource_provider_id
+    WHERE <in_scope> GROUP BY a.resource_provider_id, a.resource_class_id
+    """
+    alloc = models.allocations
+    stmt = (sa.select(alloc.c.resource_provider_id,
+                      alloc.c.resource_class_id, sa.func.sum(alloc.c.used))
+            .select_from(alloc.join(
+                _RP, _RP.c.id == alloc.c.resource_provider_id))
+            .where(in_scope)
+            .group_by(alloc.c.resource_provider_id,
+                      alloc.c.resource_class_id))
+    return {(rp_id, rc_id): int(used)
+            for rp_id, rc_id, used in conn.execute(stmt)}
 
 
 def _inventories(entries, usage, class_names):
