@@ -269,18 +269,22 @@ def create_engine(url, mysql_sql_mode=None, connection_recycle_time=3600,
     return engine
 
 
-def create_database(conf):
-    """Build the Database for ``conf``; raise ConfigError without a URL."""
+def create_database(conf, reader=True):
+    """Build the Database for ``conf``; raise ConfigError without a URL.
+
+    ``reader=False`` leaves out the ``slave_connection`` engine (for a
+    process that only writes, such as a migration).
+    """
     group = conf.placement_database
     if not group.connection:
         raise exception.ConfigError(
             reason='[placement_database] connection is not set; the '
                    'placement service needs a database URL to start.')
     writer = _engine(conf, group.connection)
-    reader = None
-    if group.slave_connection:
-        reader = _engine(conf, group.slave_connection)
-    return Database(writer, reader)
+    reader_engine = None
+    if reader and group.slave_connection:
+        reader_engine = _engine(conf, group.slave_connection)
+    return Database(writer, reader_engine)
 
 
 def _database(ctx):

@@ -169,7 +169,7 @@ def _child_upgrade(conf, revision, pipe):
     status = 1
     try:
         from placement.db import api as db_api
-        own = db_api.create_database(conf)
+        own = db_api.create_database(conf, reader=False)
         try:
             upgrade(own, revision)
         finally:
@@ -194,11 +194,12 @@ def upgrade_in_child(conf, db, revision: str = HEAD) -> None:
     ``db``'s pool, which stays the parent's), migrates, and exits; the
     parent waits and raises MigrationFailed with the child's error. So
     the process that goes on to serve requests never imports alembic.
-    Without ``os.fork``, or for an in-memory SQLite database, the upgrade
-    runs here on ``db``.
+    Without ``os.fork``, for an in-memory SQLite database, or when ``conf``
+    names no database (``db`` was made otherwise), the upgrade runs here
+    on ``db``.
     """
     url = conf.placement_database.connection
-    if not hasattr(os, 'fork') or _in_memory(url):
+    if not url or not hasattr(os, 'fork') or _in_memory(url):
         upgrade(db, revision)
         return
     read_end, write_end = os.pipe()
