@@ -12,6 +12,7 @@ come from the same reads plus one query for the traits of their providers.
 """
 import contextlib
 import dataclasses
+import functools
 import gc
 import typing
 
@@ -169,7 +170,11 @@ def _fetch_lookups(conn, query, store):
     class_names, trait_ids, agg_ids = {}, {}, {}
     sharing_ids, sharing_roots, sharing_aggs = set(), set(), {}
     has_nested = False
-    for kind, row_id, text, extra in conn.execute(_lookup_rows(query)):
+    params = {'trait_names': sorted(query.trait_names),
+              'agg_uuids': sorted(query.aggregate_uuids)}
+    stmt = _lookup_rows(bool(query.trait_names),
+                        bool(query.aggregate_uuids))
+    for kind, row_id, text, extra in conn.execute(stmt, params):
         if kind == 'c':
             class_names[row_id] = text
         elif kind == 't':
@@ -194,13 +199,18 @@ def _fetch_lookups(conn, query, store):
                     has_nested, store)
 
 
-def _lookup_rows(query):
+@functools.lru_cache(maxsize=None)
+def _lookup_rows(with_traits, with_aggregates):
     """One UNION ALL of (kind, id, text, extra) rows:
 
-    c: every resource class (id, name); t: the named traits (id, name);
-    a: the named aggregates (id, uuid); s: the sharing providers (id,
-    root id); g: their aggregates (provider id, aggregate id); n: one
-    provider with a parent, if any (id).
+    c: every resource class (id, name); t: the traits named in the
+    expanding parameter trait_names (id, name); a: the aggregates in
+    agg_uuids (id, uuid); s: the sharing providers (id, root id); g:
+    their aggregates (provider id, aggregate id); n: one provider with a
+    parent, if any (id).
+
+    Built once per shape: a fresh statement costs about a millisecond of
+    construction and cache-key work per request.
     """
     rc, trait = models.resource_classes, models.traits
     agg = models.placement_aggregates
@@ -214,12 +224,14 @@ def _lookup_rows(query):
                                                             sa.Integer)
     sharing = (_RPT.join(trait, trait.c.id == _RPT.c.trait_id))
     arms = [sa.select(kind('c'), rc.c.id, rc.c.name, no_id)]
-    if query.trait_names:
+    if with_traits:
         arms.append(sa.select(kind('t'), trait.c.id, trait.c.name, no_id)
-                    .where(trait.c.name.in_(sorted(query.trait_names))))
-    if query.aggregate_uuids:
+                    .where(trait.c.name.in_(
+                        sa.bindparam('trait_names', expanding=True))))
+    if with_aggregates:
         arms.append(sa.select(kind('a'), agg.c.id, agg.c.uuid, no_id)
-                    .where(agg.c.uuid.in_(sorted(query.aggregate_uuids))))
+                    .where(agg.c.uuid.in_(
+                        sa.bindparam('agg_uuids', expanding=True))))
     arms.append(
         sa.select(kind('s'), _RP.c.id, no_text, _RP.c.root_provider_id)
         .select_from(_RP.join(sharing, _RPT.c.resource_provider_id
