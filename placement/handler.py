@@ -177,7 +177,16 @@ def _path(environ):
     return path.encode('latin-1').decode('utf-8')
 
 
+# Templates without a variable, by path: a template with a variable has
+# two or more segments and so never matches one of these paths.
+_STATIC_ROUTES = {route.template: route for route in ROUTES
+                  if '{' not in route.template}
+
+
 def _match(path):
+    route = _STATIC_ROUTES.get(path)
+    if route is not None:
+        return route, {}
     for route in ROUTES:
         match = route.regex.match(path)
         if match:

@@ -20,31 +20,7 @@ def attach_formatter(exc):
 
 
 class PlacementWsgify(webob.dec.wsgify):
-    """wsgify that formats HTTP errors as placement JSON errors.
-
-    Called as a WSGI application it answers as webob's wsgify does, but
-    builds the spare ``req.response`` only for a handler that returns
-    None or a string (ours return a Response or raise).
-    """
-
-    def __call__(self, req, *args, **kw):
-        if self.func is None or not isinstance(req, dict) or \
-                len(args) != 1 or kw:
-            return super().__call__(req, *args, **kw)
-        environ, start_response = req, args[0]
-        req = self.RequestClass(environ)
-        args, kw = self._prepare_args(None, None)
-        resp = self.call_func(req, *args, **kw)
-        if resp is None or isinstance(resp, (str, bytes)):
-            req.response = req.ResponseClass()
-            if resp is None:
-                resp = req.response
-            else:
-                if isinstance(resp, str):
-                    resp = resp.encode(req.charset)
-                req.response.write(resp)
-                resp = req.response
-        return resp(environ, start_response)
+    """wsgify that formats HTTP errors as placement JSON errors."""
 
     def call_func(self, req, *args, **kwargs):
         try:
