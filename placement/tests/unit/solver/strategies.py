@@ -111,3 +111,18 @@ def queries(draw, snapshot):
         same_subtrees=same_subtrees,
         root_traits=trait_filters(draw, allow_any=False),
         nested_aware=draw(st.booleans()) or bool(same_subtrees))
+
+
+@st.composite
+def one_group_queries(draw, snapshot):
+    """A query of one group with resources, suffixed or not."""
+    uuids = sorted(p.uuid for p in snapshot.providers.values())
+    group = model.RequestGroup(
+        draw(st.sampled_from(('', '_0'))), resources(draw, 1),
+        trait_filters(draw), aggregate_filters(draw),
+        draw(st.one_of(st.none(), st.sampled_from(uuids))))
+    return model.CandidateQuery(
+        groups=(group,), group_policy=draw(st.sampled_from(('none',
+                                                           'isolate'))),
+        root_traits=trait_filters(draw, allow_any=False),
+        nested_aware=draw(st.booleans()))

@@ -3,7 +3,6 @@ import dataclasses
 import random
 import unittest
 
-from hypothesis import assume
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -26,9 +25,7 @@ def problems(draw):
 @st.composite
 def flat_problems(draw):
     snapshot = draw(strategies.forests(flat=True))
-    query = draw(strategies.queries(snapshot))
-    assume(len(query.groups) == 1 and query.groups[0].resources)
-    return snapshot, query
+    return snapshot, draw(strategies.one_group_queries(snapshot))
 
 
 class TestSingleProviderShortcut(unittest.TestCase):
