@@ -46,7 +46,15 @@ class Plan:
                              and index.snapshot.has_nested)
         self.unsuffixed = next(
             (g for g in query.groups if not g.is_granular), None)
+        self.inventories = index.snapshot.inventories
         self._checks = None
+        self._layout = None
+
+    def layout(self, slots):
+        """The _Layout of the walk (every anchor has the same slots)."""
+        if self._layout is None:
+            self._layout = _Layout(self.checkpoints(slots), slots)
+        return self._layout
 
     def slots_for(self, anchor, per_group, rng=None):
         """The slots of one anchor, in walk order."""
@@ -104,30 +112,62 @@ def _maybe_shuffled(choices, rng):
 
 
 def _same_subtree_check(index, positions):
+    """One of the chosen providers is an ancestor-or-self of all of them:
+    some chosen id is in every chosen id's set of ancestors.
+    """
+    ancestors = index.ancestors
+
     def check(slots, walk):
-        chosen = {walk.chosen[i] for i in positions}
-        return any(all(top in index.ancestors(rp_id) for rp_id in chosen)
-                   for top in chosen)
+        chosen = walk.chosen
+        ids = {chosen[i] for i in positions}
+        common = frozenset.intersection(*[ancestors(rp_id) for rp_id in ids])
+        return not common.isdisjoint(ids)
     return check
 
 
 def walk_anchor(plan, slots):
     """Yield every Candidate of one anchor (depth-first, lazily)."""
-    checks = plan.checkpoints(slots)
+    layout = plan.layout(slots)
     walk = _Walk({}, [], set(), {})
-    yield from _descend(plan, slots, checks, walk, 0)
-
-
-def _descend(plan, slots, checks, walk, depth):
-    if depth == len(slots):
-        yield _candidate(slots, walk)
+    if not slots:
+        yield _candidate(layout, walk)
         return
+    yield from _descend(plan, slots, layout, walk, 0)
+
+
+class _Layout:
+    """Per slot position: the checks to run once it is chosen; and the
+    mappings' shape: (suffix, slot positions) in suffix order.
+    """
+
+    def __init__(self, checks, slots):
+        self.checks = [tuple(checks.get(depth, ()))
+                       for depth in range(len(slots))]
+        positions = {}
+        for depth, slot in enumerate(slots):
+            positions.setdefault(slot.suffix, []).append(depth)
+        self.suffixes = tuple((suffix, tuple(positions[suffix]))
+                              for suffix in sorted(positions))
+
+
+def _descend(plan, slots, layout, walk, depth):
+    """The candidates below ``depth``; the last slot yields directly
+    rather than through one more generator per leaf.
+    """
     slot = slots[depth]
+    checks = layout.checks[depth]
+    last = depth + 1 == len(slots)
     for rp_id in slot.choices:
         if not _place(plan, slot, rp_id, walk):
             continue
-        if all(check(slots, walk) for check in checks.get(depth, ())):
-            yield from _descend(plan, slots, checks, walk, depth + 1)
+        for check in checks:
+            if not check(slots, walk):
+                break
+        else:
+            if last:
+                yield _candidate(layout, walk)
+            else:
+                yield from _descend(plan, slots, layout, walk, depth + 1)
         _unplace(plan, slot, rp_id, walk)
 
 
@@ -135,23 +175,28 @@ def _place(plan, slot, rp_id, walk):
     """Add one choice to the walk; False (and no change) if it breaks a
     rule that can be decided now.
     """
-    if slot.suffix and plan.isolate and rp_id in walk.granular_used:
+    isolate = plan.isolate and slot.suffix
+    if isolate and rp_id in walk.granular_used:
         return False
     if plan.one_per_tree:
         root = plan.index.root_of(rp_id)
         if walk.tree_user.get(root, (rp_id, 0))[0] != rp_id:
             return False
-    inventory = plan.index.snapshot.inventories.get(rp_id, {})
-    for rc, amount in slot.resources:
-        already = walk.added.get((rp_id, rc), 0)
-        if already and not inventory[rc].fits(amount, already):
-            return False
-    for rc, amount in slot.resources:
-        walk.added[(rp_id, rc)] = walk.added.get((rp_id, rc), 0) + amount
+    added = walk.added
+    resources = slot.resources
+    if added:
+        inventory = plan.inventories.get(rp_id, {})
+        for rc, amount in resources:
+            already = added.get((rp_id, rc), 0)
+            if already and not inventory[rc].fits(amount, already):
+                return False
+    for rc, amount in resources:
+        key = (rp_id, rc)
+        added[key] = added.get(key, 0) + amount
     walk.chosen.append(rp_id)
-    if slot.suffix and plan.isolate:
+    if isolate:
         walk.granular_used.add(rp_id)
-    if plan.one_per_tree and slot.resources:
+    if plan.one_per_tree and resources:
         root = plan.index.root_of(rp_id)
         user, count = walk.tree_user.get(root, (rp_id, 0))
         walk.tree_user[root] = (rp_id, count + 1)
@@ -159,14 +204,16 @@ def _place(plan, slot, rp_id, walk):
 
 
 def _unplace(plan, slot, rp_id, walk):
+    added = walk.added
     for rc, amount in slot.resources:
-        left = walk.added[(rp_id, rc)] - amount
+        key = (rp_id, rc)
+        left = added[key] - amount
         if left:
-            walk.added[(rp_id, rc)] = left
+            added[key] = left
         else:
-            del walk.added[(rp_id, rc)]
+            del added[key]
     walk.chosen.pop()
-    if slot.suffix and plan.isolate:
+    if plan.isolate and slot.suffix:
         walk.granular_used.discard(rp_id)
     if plan.one_per_tree and slot.resources:
         root = plan.index.root_of(rp_id)
@@ -177,12 +224,12 @@ def _unplace(plan, slot, rp_id, walk):
             walk.tree_user[root] = (user, count - 1)
 
 
-def _candidate(slots, walk):
-    allocations = tuple(sorted(
-        (rp_id, rc, amount) for (rp_id, rc), amount in walk.added.items()))
-    mapped = {}
-    for slot, rp_id in zip(slots, walk.chosen):
-        mapped.setdefault(slot.suffix, set()).add(rp_id)
-    mappings = tuple(sorted((sfx, tuple(sorted(ids)))
-                            for sfx, ids in mapped.items()))
+def _candidate(layout, walk):
+    allocations = tuple(sorted([key + (amount,)
+                                for key, amount in walk.added.items()]))
+    chosen = walk.chosen
+    mappings = tuple(
+        (suffix, (chosen[positions[0]],)) if len(positions) == 1
+        else (suffix, tuple(sorted({chosen[i] for i in positions})))
+        for suffix, positions in layout.suffixes)
     return model.Candidate(allocations, mappings)
