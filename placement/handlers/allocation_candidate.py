@@ -106,4 +106,8 @@ def list_allocation_candidates(req):
     query = querystring.parse_candidate_query(params, mv)
     with ac_obj.no_cyclic_gc():
         result = _find(ctx, query, mv)
-        return util.json_response(req, mv, _render(result, mv))
+        resp = util.json_response(req, mv, _render(result, mv))
+        # Freed before the collector resumes: otherwise its next pass
+        # walks every object of the answer (~0.6 ms for 250 candidates).
+        del result
+    return resp

@@ -79,9 +79,10 @@ class Inventory:
                 and self.used + already + amount <= self.capacity)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Provider:
-    """A node of a provider tree (ids are internal integers)."""
+class Provider(typing.NamedTuple):
+    """A node of a provider tree (ids are internal integers); a named
+    tuple because a request builds one per provider in scope.
+    """
 
     id: int
     uuid: str

@@ -8,9 +8,10 @@ import dataclasses
 import typing
 
 
-@dataclasses.dataclass(frozen=True)
-class ProviderSummary:
-    """One provider_summaries entry, before rendering.
+class ProviderSummary(typing.NamedTuple):
+    """One provider_summaries entry, before rendering (a named tuple: a
+    large answer makes one per provider, and a frozen dataclass costs
+    several times more to build).
 
     resources: {class name: (capacity, used)} of every class it has.
     """
@@ -46,6 +47,6 @@ def scope(candidates, root_of, nested_aware):
 
 def restrict_classes(summary, classes):
     """A copy listing only ``classes`` (versions before 1.27)."""
-    return dataclasses.replace(summary, resources={
+    return summary._replace(resources={
         rc: value for rc, value in summary.resources.items()
         if rc in classes})
