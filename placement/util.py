@@ -433,7 +433,14 @@ def json_response(req, mv, body, status=200, modified=None, location=None):
     # the optional whitespace and with UTF-8 rather than \\u escapes, some
     # thirty times faster: 0.4 ms instead of 11 ms for a 700 KB body of
     # allocation candidates.
-    resp = webob.Response(body=orjson.dumps(body),
+    return encoded_json_response(req, mv, orjson.dumps(body), status=status,
+                                 modified=modified, location=location)
+
+
+def encoded_json_response(req, mv, payload, status=200, modified=None,
+                          location=None):
+    """As json_response, for a body already encoded (UTF-8 JSON bytes)."""
+    resp = webob.Response(body=payload,
                           status=status, content_type='application/json',
                           charset='utf-8')
     if location:
