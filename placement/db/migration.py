@@ -19,6 +19,7 @@ imports it at all.
 """
 import contextlib
 import os
+import sys
 import threading
 import time
 
@@ -187,6 +188,19 @@ def _child_upgrade(conf, revision, pipe):
         os._exit(status)
 
 
+def _other_threads():
+    """True when another thread has run Python code in this process.
+
+    Forking then is unsafe: the child gets every lock another thread held
+    at that instant (logging, imports, a connection pool) and can wait on
+    it forever, and a sibling thread's fork can keep this one's pipe open.
+    An application loaded before a server starts its threads (uwsgi,
+    gunicorn) is single-threaded here; one loaded on a request thread
+    (mod_wsgi, tests starting several apps at once) migrates in-process.
+    """
+    return len(sys._current_frames()) > 1
+
+
 def upgrade_in_child(conf, db, revision: str = HEAD) -> None:
     """``upgrade(db, revision)``, run in a forked child process.
 
@@ -194,12 +208,13 @@ def upgrade_in_child(conf, db, revision: str = HEAD) -> None:
     ``db``'s pool, which stays the parent's), migrates, and exits; the
     parent waits and raises MigrationFailed with the child's error. So
     the process that goes on to serve requests never imports alembic.
-    Without ``os.fork``, for an in-memory SQLite database, or when ``conf``
-    names no database (``db`` was made otherwise), the upgrade runs here
-    on ``db``.
+    Without ``os.fork``, for an in-memory SQLite database, when ``conf``
+    names no database (``db`` was made otherwise), or when other threads
+    run (see _other_threads), the upgrade runs here on ``db``.
     """
     url = conf.placement_database.connection
-    if not url or not hasattr(os, 'fork') or _in_memory(url):
+    if (not url or not hasattr(os, 'fork') or _in_memory(url)
+            or _other_threads()):
         upgrade(db, revision)
         return
     read_end, write_end = os.pipe()
