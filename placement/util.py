@@ -439,10 +439,18 @@ def json_response(req, mv, body, status=200, modified=None, location=None):
 
 def encoded_json_response(req, mv, payload, status=200, modified=None,
                           location=None):
-    """As json_response, for a body already encoded (UTF-8 JSON bytes)."""
-    resp = webob.Response(body=payload,
-                          status=status, content_type='application/json',
-                          charset='utf-8')
+    """As json_response, for a body already encoded: UTF-8 JSON bytes, or
+    a list of byte strings sent one after the other (never joined).
+    """
+    if isinstance(payload, bytes):
+        resp = webob.Response(body=payload, status=status,
+                              content_type='application/json',
+                              charset='utf-8')
+    else:
+        resp = webob.Response(app_iter=payload, status=status,
+                              content_type='application/json',
+                              charset='utf-8')
+        resp.content_length = sum(len(part) for part in payload)
     if location:
         resp.location = location
     _set_cache_headers(resp, mv, modified)

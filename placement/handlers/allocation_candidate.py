@@ -70,37 +70,41 @@ def _render_summary(summary, with_traits, with_tree):
 RENDER_CHUNK = 500
 
 
-def _encoded_items(items, render, opening):
-    """The JSON of ``items`` rendered a chunk at a time, inside the
-    brackets ``opening`` and its pair, as bytes.
+def _encoded_items(parts, items, render, opening):
+    """Append to ``parts`` the JSON of ``items`` rendered a chunk at a
+    time, inside the brackets ``opening`` and its pair.
     """
-    closing = b']' if opening == b'[' else b'}'
-    chunks = []
+    parts.append(opening)
     for start in range(0, len(items), RENDER_CHUNK):
-        encoded = orjson.dumps(render(items[start:start + RENDER_CHUNK]))
-        chunks.append(encoded[1:-1])
-        del encoded
-    return opening + b','.join(chunks) + closing
+        if start:
+            parts.append(b',')
+        parts.append(orjson.dumps(
+            render(items[start:start + RENDER_CHUNK]))[1:-1])
+    parts.append(b']' if opening == b'[' else b'}')
 
 
 def _render(result, mv):
-    """The response body as bytes (see RENDER_CHUNK)."""
+    """The response body as a list of byte strings (see RENDER_CHUNK),
+    sent as they are rather than joined into one more copy.
+    """
     # The microversion gates are settled once, not per candidate.
     as_dict = mv >= microversion.ALLOCATIONS_DICT
     with_mappings = mv >= microversion.MAPPINGS
     with_traits = mv >= microversion.CANDIDATES_TRAITS
     with_tree = mv >= microversion.NESTED_CANDIDATES
     uuids = result.uuids
-    requests = _encoded_items(
-        result.candidates,
+    parts = [b'{"allocation_requests":']
+    _encoded_items(
+        parts, result.candidates,
         lambda chunk: [_render_request(c, uuids, as_dict, with_mappings)
                        for c in chunk], b'[')
-    summaries = _encoded_items(
-        result.summaries,
+    parts.append(b',"provider_summaries":')
+    _encoded_items(
+        parts, result.summaries,
         lambda chunk: {s.uuid: _render_summary(s, with_traits, with_tree)
                        for s in chunk}, b'{')
-    return b''.join((b'{"allocation_requests":', requests,
-                     b',"provider_summaries":', summaries, b'}'))
+    parts.append(b'}')
+    return parts
 
 
 def _find(ctx, query, mv):
