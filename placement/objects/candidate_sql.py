@@ -1,0 +1,325 @@
+"""The SQL of GET /allocation_candidates: WHERE terms and statements.
+
+Every value a statement needs (trait, aggregate and provider ids, chunk
+bounds) is a bind parameter collected by a ``Binds``, never a literal, so
+that one statement object serves every request of the same shape. A
+fresh statement costs about a millisecond per query in construction and
+SQLAlchemy cache-key work; ``cached`` builds each shape once. The shape
+is the ``Binds.trace``: every builder below records each structural
+choice it makes (which term, negated or not, on which column), so two
+requests share a statement only when they would have built the same one.
+"""
+import functools
+
+import sqlalchemy as sa
+
+from placement.db import models
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+# Shapes kept; a caller inventing endless shapes only starts it over.
+MAX_STATEMENTS = 512
+
+_RP = models.resource_providers
+_RPT = models.resource_provider_traits
+_RPA = models.resource_provider_aggregates
+
+_STATEMENTS = {}
+
+
+class Binds:
+    """Bind parameters in the order a builder asks for them, and the trace
+    of the structure it built.
+    """
+
+    def __init__(self):
+        self.values = {}
+        self.trace = []
+
+    def ids(self, values, tag):
+        """An expanding bind parameter holding ``values`` (a list)."""
+        name = 'v%d' % len(self.values)
+        self.values[name] = sorted(values)
+        self.trace.append(tag)
+        return sa.bindparam(name, expanding=True)
+
+    def value(self, value, tag):
+        name = 'v%d' % len(self.values)
+        self.values[name] = value
+        self.trace.append(tag)
+        return sa.bindparam(name)
+
+    def mark(self, tag):
+        """Record a structural choice that binds no value."""
+        self.trace.append(tag)
+
+    def key(self, *kind):
+        return kind + tuple(self.trace)
+
+
+def cached(key, build):
+    """The statement of ``key``, built by ``build()`` the first time."""
+    stmt = _STATEMENTS.get(key)
+    if stmt is None:
+        if len(_STATEMENTS) >= MAX_STATEMENTS:
+            _STATEMENTS.clear()
+        stmt = _STATEMENTS[key] = build()
+    return stmt
+
+
+# --- lookups ---------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def lookup_rows(with_traits, with_aggregates):
+    """One UNION ALL of (kind, id, text, extra) rows:
+
+    c: every resource class (id, name); t: the traits named in the
+    expanding parameter trait_names (id, name); a: the aggregates in
+    agg_uuids (id, uuid); s: the sharing providers (id, root id); g:
+    their aggregates (provider id, aggregate id); n: one provider with a
+    parent, if any (id).
+    """
+    rc, trait = models.resource_classes, models.traits
+    agg = models.placement_aggregates
+
+    def kind(letter):
+        return sa.literal_column("'%s'" % letter).label('kind')
+
+    # Typed NULLs: PostgreSQL types a column of a UNION from its arms,
+    # and bare NULLs on both sides of an arm would make it text.
+    no_text, no_id = sa.cast(sa.null(), sa.String), sa.cast(sa.null(),
+                                                            sa.Integer)
+    sharing = (_RPT.join(trait, trait.c.id == _RPT.c.trait_id))
+    arms = [sa.select(kind('c'), rc.c.id, rc.c.name, no_id)]
+    if with_traits:
+        arms.append(sa.select(kind('t'), trait.c.id, trait.c.name, no_id)
+                    .where(trait.c.name.in_(
+                        sa.bindparam('trait_names', expanding=True))))
+    if with_aggregates:
+        arms.append(sa.select(kind('a'), agg.c.id, agg.c.uuid, no_id)
+                    .where(agg.c.uuid.in_(
+                        sa.bindparam('agg_uuids', expanding=True))))
+    arms.append(
+        sa.select(kind('s'), _RP.c.id, no_text, _RP.c.root_provider_id)
+        .select_from(_RP.join(sharing, _RPT.c.resource_provider_id
+                              == _RP.c.id))
+        .where(trait.c.name == SHARING_TRAIT))
+    arms.append(
+        sa.select(kind('g'), _RPA.c.resource_provider_id, no_text,
+                  _RPA.c.aggregate_id)
+        .select_from(_RPA.join(sharing, _RPT.c.resource_provider_id
+                               == _RPA.c.resource_provider_id))
+        .where(trait.c.name == SHARING_TRAIT))
+    arms.append(sa.select(
+        kind('n'),
+        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
+        .limit(1).scalar_subquery(), no_text, no_id))
+    return sa.union_all(*arms)
+
+
+# --- terms on a tree's root ------------------------------------------------
+
+def _tree_has(binds, table, key_column, ids, root_column, correlated,
+              flat=False):
+    """True when some provider of the tree rooted at ``root_column`` has a
+    link (trait or aggregate) among ``ids``; ``flat`` (no provider has a
+    parent, so every tree is its root alone) asks the links directly.
+
+    root IN (SELECT rp.root_provider_id FROM <links> l
+             JOIN resource_providers rp ON rp.id = l.resource_provider_id
+             WHERE l.<key> IN (:ids))
+    or, ``correlated`` (walking roots in id order with a LIMIT):
+    (SELECT 1 FROM <links> l JOIN resource_providers t
+     ON t.id = l.resource_provider_id
+     WHERE t.root_provider_id = root AND l.<key> IN (:ids) LIMIT 1)
+    IS NOT NULL
+    """
+    if flat:
+        return _root_links(binds, table, key_column, ids, root_column,
+                           correlated)
+    tag = 'tree_has %s %s' % (table.name, correlated)
+    if not correlated:
+        return root_column.in_(
+            sa.select(_RP.c.root_provider_id)
+            .select_from(table.join(
+                _RP, _RP.c.id == table.c.resource_provider_id))
+            .where(key_column.in_(binds.ids(ids, tag))))
+    tree = _RP.alias('tree_rp')
+    # A scalar subquery, not EXISTS: MariaDB turns EXISTS into a
+    # semi-join that materialises every matching link (O(providers))
+    # before the outer LIMIT; this form is checked root by root.
+    return sa.select(sa.literal(1)).select_from(
+        table.join(tree, tree.c.id == table.c.resource_provider_id)).where(
+        tree.c.root_provider_id == root_column,
+        key_column.in_(binds.ids(ids, tag))).limit(1).scalar_subquery(
+    ).isnot(None)
+
+
+def _root_links(binds, table, key_column, ids, root_column, correlated,
+                negated=False):
+    """The provider ``root_column`` itself has (or, ``negated``, has not)
+    a link among ``ids``.
+
+    root IN (SELECT l.resource_provider_id FROM <links> l
+             WHERE l.<key> IN (:ids)), or the scalar form.
+    """
+    tag = 'root_links %s %s %s' % (table.name, correlated, negated)
+    if not correlated:
+        term = root_column.in_(
+            sa.select(table.c.resource_provider_id)
+            .where(key_column.in_(binds.ids(ids, tag))))
+    else:
+        term = sa.select(sa.literal(1)).select_from(table).where(
+            table.c.resource_provider_id == root_column,
+            key_column.in_(binds.ids(ids, tag))).limit(1).scalar_subquery(
+        ).isnot(None)
+    return ~term if negated else term
+
+
+def tree_terms(binds, query, lookups, root_column, correlated=False):
+    """WHERE terms on a root id that every viable tree meets.
+
+    root_required is checked on the root itself. Without sharing
+    providers, every provider a candidate uses is in the anchor's tree,
+    so the tree must also hold each required trait (or one of an any-of
+    set) and each required aggregate of every group somewhere.
+    """
+    trait_ids, agg_ids = lookups.trait_ids, lookups.agg_ids
+    terms = []
+    for name in sorted(query.root_traits.required):
+        terms.append(_root_links(binds, _RPT, _RPT.c.trait_id,
+                                 [trait_ids[name]], root_column, correlated))
+    if query.root_traits.forbidden:
+        terms.append(_root_links(
+            binds, _RPT, _RPT.c.trait_id,
+            [trait_ids[n] for n in query.root_traits.forbidden],
+            root_column, correlated, negated=True))
+    if lookups.sharing_ids:
+        binds.mark('sharing: no tree terms')
+        return terms
+    flat = lookups.is_flat
+    if flat:
+        terms += _forbidden_terms(binds, query, lookups, root_column,
+                                  correlated)
+    for group in query.groups:
+        binds.mark('group')
+        wanted = [[trait_ids[n]] for n in sorted(group.traits.required)]
+        wanted += [[trait_ids[n] for n in any_of]
+                   for any_of in group.traits.any_of]
+        for ids in wanted:
+            terms.append(_tree_has(binds, _RPT, _RPT.c.trait_id, ids,
+                                   root_column, correlated, flat))
+        for any_of in group.aggregates.required:
+            ids = [agg_ids[u] for u in any_of if u in agg_ids]
+            terms.append(_tree_has(binds, _RPA, _RPA.c.aggregate_id, ids,
+                                   root_column, correlated, flat))
+    return terms
+
+
+def _forbidden_terms(binds, query, lookups, root_column, correlated):
+    """Flat deployments only: no tree holding a forbidden trait or
+    aggregate of any group (its one provider would serve that group).
+    """
+    terms = []
+    for group in query.groups:
+        binds.mark('forbidden')
+        if group.traits.forbidden:
+            terms.append(_root_links(
+                binds, _RPT, _RPT.c.trait_id,
+                [lookups.trait_ids[n] for n in group.traits.forbidden],
+                root_column, correlated, negated=True))
+        ids = [lookups.agg_ids[u] for u in group.aggregates.forbidden
+               if u in lookups.agg_ids]
+        if ids:
+            terms.append(_root_links(binds, _RPA, _RPA.c.aggregate_id, ids,
+                                     root_column, correlated, negated=True))
+    return terms
+
+
+# --- roots and chunks ------------------------------------------------------
+
+def root_filter(binds, query, lookups, correlated=True):
+    """The roots that may anchor a candidate (see tree_terms); by default
+    checked root by root in id order so that a LIMIT stops the scan early.
+    """
+    return [_RP.c.parent_provider_id.is_(None),
+            *tree_terms(binds, query, lookups, _RP.c.id, correlated)]
+
+
+def in_roots(binds, roots, column):
+    """A WHERE term limiting ``column`` (a root id) to the chunk; None
+    when the chunk is every root.
+    """
+    if roots.ids is not None:
+        return column.in_(binds.ids(roots.ids, 'roots'))
+    terms = []
+    if roots.low is not None:
+        terms.append(column > binds.value(roots.low, 'low'))
+    if roots.high is not None:
+        terms.append(column <= binds.value(roots.high, 'high'))
+    return sa.and_(*terms) if terms else None
+
+
+def in_scope(binds, query, lookups, roots):
+    """WHERE term on ``rp``: providers of the chunk's viable trees, and
+    every sharing provider (with its root).
+    """
+    # Flat: every provider is its own root (whatever root_provider_id
+    # holds), and a term on rp.id lets the links be asked directly.
+    if lookups.is_flat:
+        binds.mark('flat')
+        root = _RP.c.id
+    else:
+        binds.mark('trees')
+        root = _RP.c.root_provider_id
+    terms = tree_terms(binds, query, lookups, root)
+    chunk = in_roots(binds, roots, root)
+    if chunk is not None:
+        terms.append(chunk)
+    trees = sa.and_(sa.true(), *terms)
+    sharing = lookups.sharing_ids | lookups.sharing_roots
+    if not sharing:
+        return trees
+    return sa.or_(trees, _RP.c.id.in_(binds.ids(sharing, 'sharing')))
+
+
+# --- statements over the providers in scope ---------------------------------
+
+def providers_stmt(where, flat):
+    """SELECT rp.id, rp.uuid, rp.generation[, rp.parent_provider_id,
+    rp.root_provider_id] FROM resource_providers rp WHERE <where>
+
+    ``flat``: every provider is its own root, so the tree columns are not
+    read.
+    """
+    columns = [_RP.c.id, _RP.c.uuid, _RP.c.generation]
+    if not flat:
+        columns += [_RP.c.parent_provider_id, _RP.c.root_provider_id]
+    return sa.select(*columns).where(where)
+
+
+def usage_stmt(where):
+    """SELECT a.resource_provider_id, a.resource_class_id, SUM(a.used)
+    FROM allocations a
+    JOIN resource_providers rp ON rp.id = a.resource_provider_id
+    WHERE <where> GROUP BY a.resource_provider_id, a.resource_class_id
+    """
+    alloc = models.allocations
+    return (sa.select(alloc.c.resource_provider_id,
+                      alloc.c.resource_class_id, sa.func.sum(alloc.c.used))
+            .select_from(alloc.join(
+                _RP, _RP.c.id == alloc.c.resource_provider_id))
+            .where(where)
+            .group_by(alloc.c.resource_provider_id,
+                      alloc.c.resource_class_id))
+
+
+def links_stmt(table, key_column, where):
+    """SELECT l.resource_provider_id, l.<key> FROM <links> l
+    JOIN resource_providers rp ON rp.id = l.resource_provider_id
+    WHERE l.<key> IN (:link_ids) AND <where>
+    """
+    return (sa.select(table.c.resource_provider_id, key_column)
+            .select_from(table.join(
+                _RP, _RP.c.id == table.c.resource_provider_id))
+            .where(key_column.in_(sa.bindparam('link_ids', expanding=True)),
+                   where))
