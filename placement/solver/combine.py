@@ -33,6 +33,7 @@ class _Walk:
     chosen: list
     granular_used: set
     tree_user: dict
+    later: dict = dataclasses.field(default_factory=dict)
 
 
 class Plan:
@@ -88,10 +89,11 @@ class Plan:
                 self._unsuffixed_traits_ok)
         by_suffix = {s.suffix: i for i, s in enumerate(slots) if s.suffix}
         for suffixes in self.query.same_subtrees:
-            at = max(by_suffix[sfx] for sfx in suffixes)
-            positions = tuple(by_suffix[sfx] for sfx in suffixes)
-            checks.setdefault(at, []).append(
-                _same_subtree_check(self.index, positions))
+            positions = sorted(by_suffix[sfx] for sfx in suffixes)
+            for n, at in enumerate(positions):
+                checks.setdefault(at, []).append(_same_subtree_check(
+                    self.index, tuple(positions[:n + 1]),
+                    tuple(positions[n + 1:])))
         return checks
 
     def _unsuffixed_traits_ok(self, slots, walk):
@@ -111,17 +113,32 @@ def _maybe_shuffled(choices, rng):
     return choices
 
 
-def _same_subtree_check(index, positions):
-    """One of the chosen providers is an ancestor-or-self of all of them:
-    some chosen id is in every chosen id's set of ancestors.
+def _same_subtree_check(index, placed, later):
+    """same_subtree as far as it can be decided once the slots at
+    ``placed`` are chosen and those at ``later`` are not yet.
+
+    The set holds when one of its providers (the top) is an ancestor-or-
+    self of all of them. The top is then a common ancestor of the placed
+    ones, and is either placed already or one of the later slots'
+    choices: if no common ancestor of the placed ones is, no completion
+    can hold, and the walk stops here. With nothing later this is the
+    exact rule.
     """
     ancestors = index.ancestors
 
     def check(slots, walk):
         chosen = walk.chosen
-        ids = {chosen[i] for i in positions}
+        ids = {chosen[i] for i in placed}
         common = frozenset.intersection(*[ancestors(rp_id) for rp_id in ids])
-        return not common.isdisjoint(ids)
+        if not common.isdisjoint(ids):
+            return True
+        if not later:
+            return False
+        choices = walk.later.get(later)
+        if choices is None:
+            choices = walk.later[later] = frozenset().union(
+                *[slots[i].choices for i in later])
+        return not common.isdisjoint(choices)
     return check
 
 
