@@ -60,24 +60,21 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
         anchors = order.anchor_order(
             (a for a in snapshot.anchors if a in snapshot.providers),
             options.rng)
-        candidates = order.take_unique(
-            (c for anchor in anchors
-             for c in single.candidate_of(snapshot, query, anchor)),
-            count, seen)
-        if options.rng is not None and count is None:
-            options.rng.shuffle(candidates)
-        return candidates
-    index = groups.Index(snapshot)
-    per_group = match_groups(index, query)
-    if per_group is None:
-        return []
-    plan = combine.Plan(index, query)
-    anchors = order.anchor_order(viable_anchors(index, query, per_group),
-                                 options.rng)
 
-    def generator_for(anchor):
-        return combine.walk_anchor(
-            plan, plan.slots_for(anchor, per_group, options.rng))
+        def generator_for(anchor):
+            return iter(single.candidate_of(snapshot, query, anchor))
+    else:
+        index = groups.Index(snapshot)
+        per_group = match_groups(index, query)
+        if per_group is None:
+            return []
+        plan = combine.Plan(index, query)
+        anchors = order.anchor_order(
+            viable_anchors(index, query, per_group), options.rng)
+
+        def generator_for(anchor):
+            return combine.walk_anchor(
+                plan, plan.slots_for(anchor, per_group, options.rng))
 
     candidates = order.take_unique(
         order.stream(anchors, generator_for, options.strategy), count, seen)

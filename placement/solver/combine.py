@@ -48,13 +48,12 @@ class Plan:
         self.unsuffixed = next(
             (g for g in query.groups if not g.is_granular), None)
         self.inventories = index.snapshot.inventories
-        self._checks = None
         self._layout = None
 
     def layout(self, slots):
         """The _Layout of the walk (every anchor has the same slots)."""
         if self._layout is None:
-            self._layout = _Layout(self.checkpoints(slots), slots)
+            self._layout = _Layout(self._checkpoints(slots), slots)
         return self._layout
 
     def slots_for(self, anchor, per_group, rng=None):
@@ -71,16 +70,8 @@ class Plan:
                                   _maybe_shuffled(choices, rng)))
         return slots
 
-    def checkpoints(self, slots):
-        """{slot position: [check, ...]} run once that slot is chosen.
-
-        Every anchor has the same slot layout, so this is built once.
-        """
-        if self._checks is None:
-            self._checks = self._build_checkpoints(slots)
-        return self._checks
-
-    def _build_checkpoints(self, slots):
+    def _checkpoints(self, slots):
+        """{slot position: [check, ...]} run once that slot is chosen."""
         checks = {}
         last_unsuffixed = max((i for i, s in enumerate(slots)
                                if s.suffix == ''), default=None)
