@@ -9,8 +9,6 @@ is the ``Binds.trace``: every builder below records each structural
 choice it makes (which term, negated or not, on which column), so two
 requests share a statement only when they would have built the same one.
 """
-import functools
-
 import sqlalchemy as sa
 
 from placement.db import models
@@ -68,8 +66,13 @@ def cached(key, build):
 
 # --- lookups ---------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
 def lookup_rows(with_traits, with_aggregates):
+    """The statement of _lookup_rows, built once per shape."""
+    return cached(('lookups', with_traits, with_aggregates),
+                  lambda: _lookup_rows(with_traits, with_aggregates))
+
+
+def _lookup_rows(with_traits, with_aggregates):
     """One UNION ALL of (kind, id, text, extra) rows:
 
     c: every resource class (id, name); t: the traits named in the
