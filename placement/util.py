@@ -443,14 +443,10 @@ def encoded_json_response(req, mv, payload, status=200, modified=None,
     a list of byte strings sent one after the other (never joined).
     """
     if isinstance(payload, bytes):
-        resp = webob.Response(body=payload, status=status,
-                              content_type='application/json',
-                              charset='utf-8')
-    else:
-        resp = webob.Response(app_iter=payload, status=status,
-                              content_type='application/json',
-                              charset='utf-8')
-        resp.content_length = sum(len(part) for part in payload)
+        payload = [payload]
+    resp = webob.Response(app_iter=payload, status=status,
+                          content_type='application/json', charset='utf-8')
+    resp.content_length = sum(len(part) for part in payload)
     if location:
         resp.location = location
     _set_cache_headers(resp, mv, modified)
