@@ -5,8 +5,6 @@ HTTP error with a code, and the one way to build a JSON response (where the
 version-dependent headers are decided). No SQL here.
 """
 import datetime
-import decimal
-import fractions
 import functools
 import json
 import math
@@ -75,172 +73,8 @@ def _check_storable(data):
             'valid Unicode (lone surrogates).')
 
 
-# --- a fast "certainly valid" check --------------------------------------
-#
-# jsonschema takes ~80 us for a three-key query string. _compile turns a
-# schema that uses only the keywords below into a predicate that answers
-# True only when jsonschema would find no error (same rules: re.search,
-# len, types, the format checker); anything else, or any doubt (a float
-# where an integer is wanted, a non-string enum...), answers False and
-# jsonschema then decides and words the error as before.
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-_FAST_TYPES = {
-    'object': lambda value: isinstance(value, dict),
-    'array': lambda value: isinstance(value, list),
-    'string': lambda value: isinstance(value, str),
-    'integer': _is_int,  # an integral float too for jsonschema: unsure
-    'number': _is_number,
-    'boolean': lambda value: isinstance(value, bool),
-    'null': lambda value: value is None,
-}
-_FAST_IGNORED = frozenset(('description', 'title', '$comment'))
-_OBJECT_KEYWORDS = frozenset(('properties', 'patternProperties',
-                              'additionalProperties'))
-
-
-def _numbers_only(check):
-    """A bound applies to numbers; bools and non-numbers pass; other
-    number types (not from JSON) are a doubt."""
-    def bounded(value):
-        if isinstance(value, bool) or not isinstance(
-                value, (int, float, complex, decimal.Decimal,
-                        fractions.Fraction)):
-            return True
-        return _is_number(value) and check(value)
-    return bounded
-
-
-def _compile_keyword(key, arg):
-    """The predicate of one keyword, or None when not supported."""
-    if key == 'type':
-        names = [arg] if isinstance(arg, str) else arg
-        if not isinstance(names, list) or \
-                any(name not in _FAST_TYPES for name in names):
-            return None
-        tests = [_FAST_TYPES[name] for name in names]
-        return lambda value: any(test(value) for test in tests)
-    if key == 'pattern':
-        regex = re.compile(arg)
-        return lambda value: (not isinstance(value, str)
-                              or regex.search(value) is not None)
-    if key == 'minLength':
-        return lambda value: not isinstance(value, str) or len(value) >= arg
-    if key == 'maxLength':
-        return lambda value: not isinstance(value, str) or len(value) <= arg
-    if key == 'minimum' and _is_number(arg):
-        return _numbers_only(lambda value: value >= arg)
-    if key == 'maximum' and _is_number(arg):
-        return _numbers_only(lambda value: value <= arg)
-    if key == 'required' and isinstance(arg, list):
-        return lambda value: (not isinstance(value, dict)
-                              or all(name in value for name in arg))
-    if key == 'minProperties':
-        return lambda value: not isinstance(value, dict) or len(value) >= arg
-    if key == 'maxProperties':
-        return lambda value: not isinstance(value, dict) or len(value) <= arg
-    if key == 'minItems':
-        return lambda value: not isinstance(value, list) or len(value) >= arg
-    if key == 'maxItems':
-        return lambda value: not isinstance(value, list) or len(value) <= arg
-    if key == 'uniqueItems':
-        if not arg:
-            return lambda value: True
-        return lambda value: (not isinstance(value, list) or (
-            all(isinstance(item, str) for item in value)
-            and len(set(value)) == len(value)))
-    if key == 'enum':
-        if not isinstance(arg, list) or \
-                not all(isinstance(each, str) for each in arg):
-            return None
-        allowed = frozenset(arg)
-        return lambda value: isinstance(value, str) and value in allowed
-    if key == 'format':
-        return lambda value: _FORMAT_CHECKER.conforms(value, arg)
-    if key == 'items':
-        if not isinstance(arg, (dict, bool)):
-            return None
-        check = _compile(arg)
-        if check is None:
-            return None
-        return lambda value: (not isinstance(value, list)
-                              or all(check(item) for item in value))
-    if key == 'anyOf' and isinstance(arg, list) and arg:
-        checks = [_compile(sub) for sub in arg]
-        if any(check is None for check in checks):
-            return None
-        return lambda value: any(check(value) for check in checks)
-    return None
-
-
-def _compile_object(schema):
-    """properties, patternProperties and additionalProperties together."""
-    properties = schema.get('properties', {})
-    patterns = schema.get('patternProperties', {})
-    additional = schema.get('additionalProperties', True)
-    if not isinstance(properties, dict) or not isinstance(patterns, dict):
-        return None
-    named = {name: _compile(sub) for name, sub in properties.items()}
-    matched = [(re.compile(pattern), _compile(sub))
-               for pattern, sub in patterns.items()]
-    extra = _compile(additional)
-    if None in named.values() or extra is None or \
-            any(check is None for _regex, check in matched):
-        return None
-
-    def check_object(value):
-        if not isinstance(value, dict):
-            return True
-        for key, item in value.items():
-            known = key in named
-            if known and not named[key](item):
-                return False
-            for regex, check in matched:
-                if regex.search(key):
-                    known = True
-                    if not check(item):
-                        return False
-            if not known and not extra(item):
-                return False
-        return True
-    return check_object
-
-
-def _compile(schema):
-    """A predicate that is True only for data ``schema`` accepts; None
-    when the schema uses a keyword the fast check does not know."""
-    if schema is True:
-        return lambda value: True
-    if schema is False:
-        return lambda value: False
-    if not isinstance(schema, dict):
-        return None
-    checks = []
-    for key, arg in schema.items():
-        if key in _FAST_IGNORED or key in _OBJECT_KEYWORDS:
-            continue
-        check = _compile_keyword(key, arg)
-        if check is None:
-            return None
-        checks.append(check)
-    if _OBJECT_KEYWORDS.intersection(schema):
-        check = _compile_object(schema)
-        if check is None:
-            return None
-        checks.append(check)
-    return lambda value: all(check(value) for check in checks)
-
-
 def _validator(schema):
-    """(schema, its validator, its fast check or None), built once per
-    schema object.
+    """The jsonschema validator of ``schema``, built once per schema object.
 
     Schemas are module-level constants (one per microversion window), so
     the cache holds a few dozen entries. It keeps the schema too, so that
@@ -252,14 +86,8 @@ def _validator(schema):
             _VALIDATORS.clear()  # only a caller building schemas gets here
         validator = jsonschema.validators.validator_for(schema)(
             schema, format_checker=_FORMAT_CHECKER)
-        fast = None
-        if '$schema' not in schema:  # the latest draft's rules
-            try:
-                fast = _compile(schema)
-            except (re.error, TypeError):
-                fast = None
-        entry = _VALIDATORS[id(schema)] = (schema, validator, fast)
-    return entry
+        entry = _VALIDATORS[id(schema)] = (schema, validator)
+    return entry[1]
 
 
 _VALIDATORS = {}
@@ -273,12 +101,9 @@ def validate(data, schema, prefix='JSON does not validate'):
     checking our own schema against its metaschema on every request,
     which cost more than the rest of a write request.
     """
-    _schema, validator, fast = _validator(schema)
     try:
-        if fast is not None and fast(data):
-            return
         error = jsonschema.exceptions.best_match(
-            validator.iter_errors(data))
+            _validator(schema).iter_errors(data))
         if error is not None:
             raise error
     except jsonschema.ValidationError as exc:
