@@ -56,7 +56,11 @@ class Store:
         self._interned = {}
 
     def intern(self, value):
-        """One shared instance per distinct inventory row / trait set."""
+        """One shared instance per distinct inventory row / trait set
+        (none kept by a disabled store, which must not grow).
+        """
+        if not self.enabled:
+            return value
         return self._interned.setdefault(value, value)
 
     def fresh(self, keys):

@@ -168,8 +168,10 @@ class TestStore(unittest.TestCase):
 
     def test_disabled_store_keeps_nothing(self):
         store = provider_state.Store(enabled=False)
+        store.intern((1, 2, 0, 1.0, 1, 2, 1))
         store.keep({1: provider_state.Entry('u1', 0, (), frozenset())})
         self.assertEqual({}, store.entries)
+        self.assertEqual({}, store._interned)
 
     def test_full_store_starts_over(self):
         store = provider_state.Store()
