@@ -34,6 +34,9 @@ LOG = logging.getLogger(__name__)
 # serialization failure, and the base of the backoff between tries.
 DEADLOCK_RETRIES = 5
 _BACKOFF_SECONDS = 0.01
+# Bytes a GROUP_CONCAT value may hold (MySQL/MariaDB); the answer is still
+# bounded by max_allowed_packet, past which the reader falls back.
+GROUP_CONCAT_MAX_LEN = 1 << 30
 
 
 class Database:
@@ -177,6 +180,15 @@ def _add_mysql_events(engine, mysql_sql_mode):
 
     if mysql_sql_mode is not None:
         sa.event.listen(engine, 'connect', set_sql_mode)
+
+    @sa.event.listens_for(engine, 'connect')
+    def allow_long_group_concat(dbapi_con, connection_rec):
+        # GET /allocation_candidates reads its rows packed into one
+        # GROUP_CONCAT value (objects.candidate_sql.rows); the default
+        # 1 MB cap would send large deployments back to row by row.
+        cursor = dbapi_con.cursor()
+        cursor.execute('SET SESSION group_concat_max_len = %s',
+                       [GROUP_CONCAT_MAX_LEN])
 
     @sa.event.listens_for(engine, 'first_connect')
     def check_effective_sql_mode(dbapi_con, connection_rec):

@@ -170,11 +170,8 @@ def _fetch_lookups(conn, query, store):
     class_names, trait_ids, agg_ids = {}, {}, {}
     sharing_ids, sharing_roots, sharing_aggs = set(), set(), {}
     has_nested = False
-    params = {'trait_names': sorted(query.trait_names),
-              'agg_uuids': sorted(query.aggregate_uuids)}
-    stmt = sql.lookup_rows(bool(query.trait_names),
-                           bool(query.aggregate_uuids))
-    for kind, row_id, text, extra in conn.execute(stmt, params):
+    for kind, row_id, text, extra in sql.lookup_rows(
+            conn, query.trait_names, query.aggregate_uuids):
         if kind == 'c':
             class_names[row_id] = text
         elif kind == 't':
@@ -325,8 +322,12 @@ class _Scope(typing.NamedTuple):
     where: typing.Any
     binds: sql.Binds
 
-    def statement(self, kind, build):
-        return sql.cached(self.binds.key(*kind), lambda: build(self.where))
+    def rows(self, conn, kind, build, types, params=None):
+        """sql.rows of the statement ``build(where)``."""
+        return sql.rows(conn, self.binds.key(*kind),
+                        lambda: build(self.where),
+                        self.binds.values if params is None
+                        else dict(self.binds.values, **params), types)
 
 
 def _fetch_providers(conn, scope, store, flat=False):
@@ -338,9 +339,10 @@ def _fetch_providers(conn, scope, store, flat=False):
     over every provider column, a temporary table that costs MariaDB more
     than the extra round trip.
     """
-    stmt = scope.statement(('providers', flat),
-                           lambda where: sql.providers_stmt(where, flat))
-    rows = conn.execute(stmt, scope.binds.values).all()
+    rows = scope.rows(conn, ('providers', flat),
+                      lambda where: sql.providers_stmt(where, flat),
+                      sql.FLAT_PROVIDER_TYPES if flat
+                      else sql.PROVIDER_TYPES)
     if flat:
         providers = {row[0]: model.Provider(row[0], row[1], None, row[0])
                      for row in rows}
@@ -352,9 +354,9 @@ def _fetch_providers(conn, scope, store, flat=False):
         keys = [row[:3] for row in rows]
     usage = {}
     if providers:
-        stmt = scope.statement(('usage',), sql.usage_stmt)
         usage = {(rp_id, rc_id): int(used) for rp_id, rc_id, used
-                 in conn.execute(stmt, scope.binds.values)}
+                 in scope.rows(conn, ('usage',), sql.usage_stmt,
+                               sql.USAGE_TYPES)}
     return providers, provider_state.entries(conn, store, keys), usage
 
 
@@ -400,12 +402,11 @@ def _fetch_named_links(conn, table, key_column, ids_by_name, scope):
     if not ids_by_name:
         return {}
     names = {value: key for key, value in ids_by_name.items()}
-    stmt = scope.statement(
-        ('links', table.name),
-        lambda where: sql.links_stmt(table, key_column, where))
     found = {}
-    for rp_id, key in conn.execute(
-            stmt, dict(scope.binds.values, link_ids=sorted(names))):
+    for rp_id, key in scope.rows(
+            conn, ('links', table.name),
+            lambda where: sql.links_stmt(table, key_column, where),
+            sql.LINK_TYPES, {'link_ids': sorted(names)}):
         found.setdefault(rp_id, set()).add(names[key])
     return {rp_id: frozenset(items) for rp_id, items in found.items()}
 

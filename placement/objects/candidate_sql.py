@@ -64,12 +64,76 @@ def cached(key, build):
     return stmt
 
 
+# --- rows, packed on MySQL -------------------------------------------------
+#
+# PyMySQL decodes each field of each row in Python, about a microsecond a
+# field: 994 providers of five columns took 3.4 ms to read, against 1.0 ms
+# for the same rows asked as one comma-separated text value
+# (GROUP_CONCAT) and split here. Only columns whose text holds no comma
+# (ids, uuids, names of classes and traits) are read this way.
+
+INT, TEXT, INT_OR_NONE = 'int', 'text', 'int or none'
+_CONVERT = {
+    INT: lambda values: list(map(int, values)),
+    TEXT: lambda values: [value or None for value in values],
+    INT_OR_NONE: lambda values: [int(v) if v else None for v in values],
+}
+PACKING_DIALECTS = ('mysql', 'mariadb')
+
+
+def rows(conn, key, build, params, types):
+    """The rows (tuples) of the statement cached under ``key`` (built by
+    ``build()``), whose columns are of ``types``.
+
+    On MySQL they travel packed (see above); a packed answer that came
+    back cut short (group_concat_max_len, max_allowed_packet) is asked
+    again row by row.
+    """
+    if conn.dialect.name in PACKING_DIALECTS:
+        stmt = cached(('packed',) + key, lambda: _packed(cached(key, build)))
+        count, text = conn.execute(stmt, params).one()
+        found = _unpacked(count, text, types)
+        if found is not None:
+            return found
+    return conn.execute(cached(key, build), params).all()
+
+
+def _packed(stmt):
+    """SELECT COUNT(*), GROUP_CONCAT(CONCAT_WS(',', IFNULL(c1, ''), ...))
+    FROM (<stmt>) AS packed
+    """
+    inner = stmt.subquery('packed')
+    fields = [sa.func.ifnull(column, '') for column in inner.c]
+    return sa.select(sa.func.count(),
+                     sa.func.group_concat(sa.func.concat_ws(',', *fields)))
+
+
+def _unpacked(count, text, types):
+    """The rows of a packed answer; None if it is incomplete."""
+    if not count:
+        return []
+    if text is None:
+        return None
+    fields = text.split(',')
+    width = len(types)
+    if len(fields) != count * width:
+        return None
+    return list(zip(*[_CONVERT[kind](fields[position::width])
+                      for position, kind in enumerate(types)]))
+
+
 # --- lookups ---------------------------------------------------------------
 
-def lookup_rows(with_traits, with_aggregates):
-    """The statement of _lookup_rows, built once per shape."""
-    return cached(('lookups', with_traits, with_aggregates),
-                  lambda: _lookup_rows(with_traits, with_aggregates))
+LOOKUP_TYPES = (TEXT, INT_OR_NONE, TEXT, INT_OR_NONE)
+
+
+def lookup_rows(conn, trait_names, agg_uuids):
+    """The (kind, id, text, extra) rows of _lookup_rows."""
+    with_traits, with_aggregates = bool(trait_names), bool(agg_uuids)
+    return rows(conn, ('lookups', with_traits, with_aggregates),
+                lambda: _lookup_rows(with_traits, with_aggregates),
+                {'trait_names': sorted(trait_names),
+                 'agg_uuids': sorted(agg_uuids)}, LOOKUP_TYPES)
 
 
 def _lookup_rows(with_traits, with_aggregates):
@@ -286,6 +350,12 @@ def in_scope(binds, query, lookups, roots):
 
 
 # --- statements over the providers in scope ---------------------------------
+
+PROVIDER_TYPES = (INT, TEXT, INT, INT_OR_NONE, INT_OR_NONE)
+FLAT_PROVIDER_TYPES = PROVIDER_TYPES[:3]
+USAGE_TYPES = (INT, INT, INT)
+LINK_TYPES = (INT, INT)
+
 
 def providers_stmt(where, flat):
     """SELECT rp.id, rp.uuid, rp.generation[, rp.parent_provider_id,

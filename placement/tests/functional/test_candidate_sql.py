@@ -1,0 +1,85 @@
+"""Rows read packed (objects.candidate_sql.rows) are the rows a plain
+SELECT returns, on every backend, and a packed answer cut short by
+MySQL's GROUP_CONCAT limit is read again row by row.
+"""
+import unittest
+import uuid
+
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import models
+from placement.objects import candidate_sql as sql
+from placement.tests.functional import test_candidate_memory
+from placement.tests.functional.fixtures import app as app_fixture
+from placement.tests.functional.fixtures import backends
+
+_RP = models.resource_providers
+_STMT = sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
+                  _RP.c.parent_provider_id, _RP.c.root_provider_id)
+
+
+class TestPackedRows(unittest.TestCase):
+
+    def test_packed_rows_are_the_plain_rows(self):
+        for backend in backends.available():
+            with self.subTest(backend=backend.name):
+                self._check(backend)
+
+    def _check(self, backend):
+        placement = app_fixture.PlacementApp(backend)
+        self.addCleanup(placement.cleanup)
+        client = test_candidate_memory._Client(placement.app)
+        roots = []
+        for n in range(20):
+            rp_uuid = str(uuid.uuid4())
+            body = {'name': 'rp%d' % n, 'uuid': rp_uuid}
+            if n % 3 and roots:
+                body['parent_provider_uuid'] = roots[-1]
+            else:
+                roots.append(rp_uuid)
+            client.call('POST', '/resource_providers', body)
+        key = ('test packed rows',)
+        with db_api.reader(placement.db) as conn:
+            plain = sorted(tuple(row) for row in conn.execute(_STMT))
+            self.assertEqual(20, len(plain))
+            self.assertIn(None, [row[3] for row in plain])
+            found = sql.rows(conn, key, lambda: _STMT, {},
+                             sql.PROVIDER_TYPES)
+            self.assertEqual(plain, sorted(found))
+            if conn.dialect.name not in sql.PACKING_DIALECTS:
+                return
+            # Too short a GROUP_CONCAT: the packed answer is incomplete,
+            # and the rows are read again one by one.
+            conn.exec_driver_sql('SET SESSION group_concat_max_len = 100')
+            try:
+                count, text = conn.execute(
+                    sql.cached(('packed',) + key,
+                               lambda: sql._packed(_STMT))).one()
+                self.assertEqual(20, count)
+                self.assertIsNone(
+                    sql._unpacked(count, text, sql.PROVIDER_TYPES))
+                found = sql.rows(conn, key, lambda: _STMT, {},
+                                 sql.PROVIDER_TYPES)
+                self.assertEqual(plain, sorted(found))
+            finally:
+                conn.exec_driver_sql(
+                    'SET SESSION group_concat_max_len = %d'
+                    % db_api.GROUP_CONCAT_MAX_LEN)
+
+
+class TestUnpacked(unittest.TestCase):
+    """The parsing of a packed answer, without a database."""
+
+    def test_no_rows(self):
+        self.assertEqual([], sql._unpacked(0, None, (sql.INT,)))
+
+    def test_columns_and_nulls(self):
+        types = (sql.INT, sql.TEXT, sql.INT_OR_NONE)
+        self.assertEqual([(1, 'a', None), (2, None, 7)],
+                         sql._unpacked(2, '1,a,,2,,7', types))
+
+    def test_incomplete_answer(self):
+        types = (sql.INT, sql.INT)
+        self.assertIsNone(sql._unpacked(2, None, types))
+        self.assertIsNone(sql._unpacked(3, '1,2,3,4', types))
