@@ -366,12 +366,15 @@ def _inventories(entries, usage, class_names):
     for), with the amounts used.
     """
     inventory = _inventory_maker(usage)
-    inventories = {}
+    inventories, alike = {}, {}
     for rp_id, entry in entries.items():
         if entry.inventories:
-            inventories[rp_id] = {
-                class_names[row[0]]: inventory(rp_id, *row)
-                for row in entry.inventories}
+            found = {class_names[row[0]]: inventory(rp_id, *row)
+                     for row in entry.inventories}
+            # Providers with equal inventories share one dict: the
+            # solver's Memo tells alike trees apart by its identity.
+            key = tuple([(rc, id(inv)) for rc, inv in found.items()])
+            inventories[rp_id] = alike.setdefault(key, found)
     return inventories
 
 

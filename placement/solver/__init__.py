@@ -69,12 +69,12 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
         if per_group is None:
             return []
         plan = combine.Plan(index, query)
+        memo = combine.Memo(plan)
         anchors = order.anchor_order(
             viable_anchors(index, query, per_group), options.rng)
 
         def generator_for(anchor):
-            return combine.walk_anchor(
-                plan, plan.slots_for(anchor, per_group, options.rng))
+            return memo.walk(plan.slots_for(anchor, per_group, options.rng))
 
     candidates = order.take_unique(
         order.stream(anchors, generator_for, options.strategy), count, seen)

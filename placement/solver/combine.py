@@ -133,6 +133,89 @@ def _same_subtree_check(index, placed, later):
     return check
 
 
+class Memo:
+    """Walks of anchors whose trees are alike, done once.
+
+    Many trees of a deployment are copies of each other (the same
+    hardware, the same inventories), and their walks differ only in the
+    provider ids. Two anchors' walks are the same, up to renaming, when
+    their slots offer the same choices at the same places once each
+    provider is replaced by its rank among the anchor's choices, and the
+    providers of equal rank look the same to every rule of the walk: the
+    same inventories (the same objects), the same ancestors among the
+    choices (same_subtree), the same tree (one per tree), the same traits
+    (the unsuffixed group's). Ranks keep the id order, so the sorted
+    allocations and mappings of a replayed candidate come out sorted.
+
+    A walk is remembered only once it ran to the end: a caller that stops
+    early (limit) leaves nothing half done behind.
+    """
+
+    def __init__(self, plan):
+        self.plan = plan
+        self.walks = {}
+        self.with_ancestors = bool(plan.query.same_subtrees)
+        self.with_traits = bool(plan.unsuffixed and plan.unsuffixed.traits)
+
+    def walk(self, slots):
+        """Yield the candidates of one anchor's slots (as walk_anchor)."""
+        ids, key = self._signature(slots)
+        templates = self.walks.get(key)
+        if templates is not None:
+            for allocations, mappings in templates:
+                yield model.Candidate(
+                    tuple([(ids[rank], rc, amount)
+                           for rank, rc, amount in allocations]),
+                    tuple([(suffix, tuple([ids[rank] for rank in ranks]))
+                           for suffix, ranks in mappings]))
+            return
+        rank = {rp_id: n for n, rp_id in enumerate(ids)}
+        found = []
+        for candidate in walk_anchor(self.plan, slots):
+            found.append((
+                tuple([(rank[rp_id], rc, amount)
+                       for rp_id, rc, amount in candidate.allocations]),
+                tuple([(suffix, tuple([rank[rp_id] for rp_id in rp_ids]))
+                       for suffix, rp_ids in candidate.mappings])))
+            yield candidate
+        self.walks[key] = found
+
+    def _signature(self, slots):
+        """(the anchor's choices in id order, the key of its walk)."""
+        ids = sorted({rp_id for slot in slots for rp_id in slot.choices})
+        rank = {rp_id: n for n, rp_id in enumerate(ids)}
+        plan, index = self.plan, self.plan.index
+        inventories = plan.inventories
+        key = [tuple([tuple([rank[rp_id] for rp_id in slot.choices])
+                      for slot in slots]),
+               tuple([id(inventories.get(rp_id)) for rp_id in ids])]
+        if self.with_ancestors:
+            key.append(tuple([_nearest_ancestor(index, rp_id, rank)
+                              for rp_id in ids]))
+        if plan.one_per_tree:
+            roots = {}
+            key.append(tuple([roots.setdefault(index.root_of(rp_id),
+                                               len(roots))
+                              for rp_id in ids]))
+        if self.with_traits:
+            key.append(tuple([index.traits_of(rp_id) for rp_id in ids]))
+        return ids, tuple(key)
+
+
+def _nearest_ancestor(index, rp_id, rank):
+    """The rank of the closest proper ancestor of ``rp_id`` among the
+    ranked providers (-1: none). These links alone give every ancestor
+    set the walk intersects: ancestors(p) among the ranked ones are p and
+    those of its nearest ranked ancestor.
+    """
+    providers = index.snapshot.providers
+    node = providers[rp_id].parent_id
+    while node is not None and node not in rank:
+        parent = providers.get(node)
+        node = parent.parent_id if parent is not None else None
+    return -1 if node is None else rank[node]
+
+
 def walk_anchor(plan, slots):
     """Yield every Candidate of one anchor (depth-first, lazily)."""
     layout = plan.layout(slots)

@@ -7,6 +7,7 @@ it to. Pure: no SQL, no WebOb.
 import collections
 
 _EMPTY = frozenset()
+_NO_INVENTORY = {}
 
 
 class Index:
@@ -55,37 +56,43 @@ class Index:
         return -1 if rp_id is None else self.root_of(rp_id)
 
 
-def _fits_all(index, rp_id, resources):
-    inventory = index.snapshot.inventories.get(rp_id, {})
-    for rc, amount in resources:
-        inv = inventory.get(rc)
-        if inv is None or not inv.fits(amount):
-            return False
-    return True
-
-
 def granular_matches(index, group):
     """{anchor root: [provider ids]} of the single providers that satisfy
     a suffixed (or resourceless) group on their own.
     """
+    snapshot = index.snapshot
     if group.resources:
         pool = index.by_class.get(group.resources[0][0], ())
     else:
-        pool = sorted(index.snapshot.providers)
+        pool = sorted(snapshot.providers)
     tree_root = (index.tree_root_of_uuid(group.in_tree)
                  if group.in_tree else None)
+    providers, inventories = snapshot.providers, snapshot.inventories
+    traits = group.traits if group.traits else None
+    aggregates = group.aggregates if group.aggregates else None
+    sharing = snapshot.sharing
     found = collections.defaultdict(list)
     for rp_id in pool:
-        if tree_root is not None and index.root_of(rp_id) != tree_root:
+        root = providers[rp_id].root_id
+        if tree_root is not None and root != tree_root:
             continue
-        if not _fits_all(index, rp_id, group.resources):
-            continue
-        if not group.traits.is_satisfied_by(index.traits_of(rp_id)):
-            continue
-        if not group.aggregates.is_satisfied_by(index.aggregates_of(rp_id)):
-            continue
-        for anchor in index.anchors_of(rp_id):
-            found[anchor].append(rp_id)
+        inventory = inventories.get(rp_id, _NO_INVENTORY)
+        for rc, amount in group.resources:
+            inv = inventory.get(rc)
+            if inv is None or not inv.fits(amount):
+                break
+        else:
+            if traits is not None and not traits.is_satisfied_by(
+                    index.traits_of(rp_id)):
+                continue
+            if aggregates is not None and not aggregates.is_satisfied_by(
+                    index.aggregates_of(rp_id)):
+                continue
+            if rp_id in sharing:
+                for anchor in index.anchors_of(rp_id):
+                    found[anchor].append(rp_id)
+            else:
+                found[root].append(rp_id)
     return {anchor: _own_tree_first(index, anchor, ids)
             for anchor, ids in found.items()}
 

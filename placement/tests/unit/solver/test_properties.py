@@ -2,12 +2,14 @@
 import dataclasses
 import random
 import unittest
+from unittest import mock
 
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
 from placement import solver
+from placement.solver import combine
 from placement.solver import model
 from placement.solver import single
 from placement.tests.unit.solver import oracle
@@ -45,6 +47,53 @@ class TestSingleProviderShortcut(unittest.TestCase):
         self.assertEqual(walked, shortcut)
         if limit is None:
             self.assertEqual(set(shortcut), oracle.candidates(snapshot, query))
+
+
+def _copies(snapshot, count):
+    """``count`` copies of every tree of ``snapshot`` (no sharing), the
+    copies' providers using the very inventory dicts of the originals, as
+    alike providers do in a real snapshot.
+    """
+    providers, inventories, traits, aggregates = {}, {}, {}, {}
+    for copy in range(count):
+        offset = copy * 100
+
+        def moved(rp_id):
+            return None if rp_id is None else rp_id + offset
+        for rp in snapshot.providers.values():
+            rp_id = moved(rp.id)
+            providers[rp_id] = model.Provider(
+                rp_id, '%s-%d' % (rp.uuid, copy), moved(rp.parent_id),
+                moved(rp.root_id))
+            if rp.id in snapshot.inventories:
+                inventories[rp_id] = snapshot.inventories[rp.id]
+            traits[rp_id] = snapshot.traits.get(rp.id, frozenset())
+            aggregates[rp_id] = snapshot.aggregates.get(rp.id, frozenset())
+    return model.Snapshot(
+        providers=providers, inventories=inventories, traits=traits,
+        aggregates=aggregates,
+        anchors=tuple(sorted(p.id for p in providers.values()
+                             if p.parent_id is None)),
+        has_nested=snapshot.has_nested)
+
+
+class TestMemo(unittest.TestCase):
+    """Alike trees walked once and replayed give what walking each gives,
+    in the same order.
+    """
+
+    @EXAMPLES
+    @given(problems(), st.integers(2, 3))
+    def test_replay_is_the_walk(self, problem, count):
+        snapshot, query = problem
+        copied = _copies(snapshot, count)
+        found = solver.solve(copied, query)
+        with mock.patch.object(
+                combine.Memo, 'walk',
+                lambda memo, slots: combine.walk_anchor(memo.plan, slots)):
+            walked = solver.solve(copied, query)
+        self.assertEqual(walked, found)
+        self.assertEqual(set(found), oracle.candidates(copied, query))
 
 
 class TestAgainstOracle(unittest.TestCase):
