@@ -52,16 +52,31 @@ def _render_request(candidate, uuids, as_dict, with_mappings):
     return body
 
 
-def _render_summary(summary, with_traits, with_tree):
-    body = {'resources': {
-        rc: {'capacity': capacity, 'used': used}
-        for rc, (capacity, used) in summary.resources.items()}}
-    if with_traits:
-        body['traits'] = sorted(summary.traits)
-    if with_tree:
-        body['parent_provider_uuid'] = summary.parent_uuid
-        body['root_provider_uuid'] = summary.root_uuid
-    return body
+def _summary_renderer(with_traits, with_tree):
+    """A function of one summary to its JSON-ready dict. Summaries that
+    share their resources mapping or trait set (alike providers do) share
+    its rendering too, built once per answer.
+    """
+    rendered = {}
+
+    def render(summary):
+        resources = rendered.get(id(summary.resources))
+        if resources is None:
+            resources = rendered[id(summary.resources)] = {
+                rc: {'capacity': capacity, 'used': used}
+                for rc, (capacity, used) in summary.resources.items()}
+        body = {'resources': resources}
+        if with_traits:
+            traits = rendered.get(id(summary.traits))
+            if traits is None:
+                traits = rendered[id(summary.traits)] = sorted(
+                    summary.traits)
+            body['traits'] = traits
+        if with_tree:
+            body['parent_provider_uuid'] = summary.parent_uuid
+            body['root_provider_uuid'] = summary.root_uuid
+        return body
+    return render
 
 
 # Candidates or summaries encoded per orjson call: a whole answer as one
@@ -99,10 +114,11 @@ def _render(result, mv):
         lambda chunk: [_render_request(c, uuids, as_dict, with_mappings)
                        for c in chunk], b'[')
     parts.append(b',"provider_summaries":')
+    # The summaries (kept alive by result) are the ids' owners.
+    render_summary = _summary_renderer(with_traits, with_tree)
     _encoded_items(
         parts, result.summaries,
-        lambda chunk: {s.uuid: _render_summary(s, with_traits, with_tree)
-                       for s in chunk}, b'{')
+        lambda chunk: {s.uuid: render_summary(s) for s in chunk}, b'{')
     parts.append(b'}')
     return parts
 

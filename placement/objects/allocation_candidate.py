@@ -366,15 +366,28 @@ def _inventories(entries, usage, class_names):
     for), with the amounts used.
     """
     inventory = _inventory_maker(usage)
-    inventories, alike = {}, {}
+    in_use = {rp_id for rp_id, _ in usage}
+    inventories, alike, unused = {}, {}, {}
     for rp_id, entry in entries.items():
-        if entry.inventories:
+        rows = entry.inventories
+        if not rows:
+            continue
+        # Providers with equal inventories share one dict: the solver's
+        # Memo tells alike trees apart by its identity. Unused ones are
+        # found by their rows (one interned tuple per distinct set, see
+        # provider_state), the others by what was built.
+        if rp_id not in in_use:
+            found = unused.get(id(rows))
+            if found is None:
+                found = unused[id(rows)] = {
+                    class_names[row[0]]: inventory(rp_id, *row)
+                    for row in rows}
+        else:
             found = {class_names[row[0]]: inventory(rp_id, *row)
-                     for row in entry.inventories}
-            # Providers with equal inventories share one dict: the
-            # solver's Memo tells alike trees apart by its identity.
+                     for row in rows}
             key = tuple([(rc, id(inv)) for rc, inv in found.items()])
-            inventories[rp_id] = alike.setdefault(key, found)
+            found = alike.setdefault(key, found)
+        inventories[rp_id] = found
     return inventories
 
 
@@ -443,15 +456,23 @@ def _summaries(scope, seen, with_traits):
     """ProviderSummary per provider in scope, in uuid order."""
     providers, entries = seen.providers, seen.entries
     empty = frozenset()
+    no_inventory = {}
+    # Providers sharing an inventory dict share their summary's
+    # resources too (the renderer relies on it to build each once).
+    resources_of = {}
     found = []
     for rp_id in _scope_ids(scope, seen):
         rp = providers[rp_id]
         parent = providers.get(rp.parent_id)
+        inventory = seen.inventories.get(rp_id, no_inventory)
+        resources = resources_of.get(id(inventory))
+        if resources is None:
+            resources = resources_of[id(inventory)] = {
+                rc: (inv.capacity, inv.used)
+                for rc, inv in inventory.items()}
         found.append(summaries_mod.ProviderSummary(
             rp_id, rp.uuid, parent.uuid if parent else None,
             providers[rp.root_id].uuid if rp.root_id in providers
             else rp.uuid,
-            {rc: (inv.capacity, inv.used)
-             for rc, inv in seen.inventories.get(rp_id, {}).items()},
-            entries[rp_id].traits if with_traits else empty))
+            resources, entries[rp_id].traits if with_traits else empty))
     return sorted(found, key=lambda s: s.uuid)

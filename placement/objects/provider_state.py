@@ -132,6 +132,6 @@ def _load(conn, store, keys):
     empty = frozenset()
     return {
         rp_id: Entry(rp_uuid, generation,
-                     tuple(sorted(inventories.get(rp_id, ()))),
+                     store.intern(tuple(sorted(inventories.get(rp_id, ())))),
                      store.intern(frozenset(traits.get(rp_id, empty))))
         for rp_id, rp_uuid, generation in keys}

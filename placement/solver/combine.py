@@ -12,11 +12,11 @@ from placement.solver import groups as groups_mod
 from placement.solver import model
 
 
-@dataclasses.dataclass(frozen=True)
-class Slot:
+class Slot(typing.NamedTuple):
     """One choice in the walk: which provider serves ``resources``.
 
     group_index: position of the group in the query; choices: provider ids.
+    (A named tuple: every anchor makes one per group.)
     """
 
     group_index: int

@@ -71,30 +71,42 @@ def granular_matches(index, group):
     traits = group.traits if group.traits else None
     aggregates = group.aggregates if group.aggregates else None
     sharing = snapshot.sharing
+    # Alike providers share their inventory dict and trait set (see the
+    # objects layer), so each verdict is reached once per distinct pair.
+    verdicts = {}
     found = collections.defaultdict(list)
     for rp_id in pool:
         root = providers[rp_id].root_id
         if tree_root is not None and root != tree_root:
             continue
         inventory = inventories.get(rp_id, _NO_INVENTORY)
-        for rc, amount in group.resources:
-            inv = inventory.get(rc)
-            if inv is None or not inv.fits(amount):
-                break
+        rp_traits = index.traits_of(rp_id)
+        key = (id(inventory), id(rp_traits))
+        ok = verdicts.get(key)
+        if ok is None:
+            ok = verdicts[key] = (
+                _fits_all(inventory, group.resources)
+                and (traits is None or traits.is_satisfied_by(rp_traits)))
+        if not ok:
+            continue
+        if aggregates is not None and not aggregates.is_satisfied_by(
+                index.aggregates_of(rp_id)):
+            continue
+        if rp_id in sharing:
+            for anchor in index.anchors_of(rp_id):
+                found[anchor].append(rp_id)
         else:
-            if traits is not None and not traits.is_satisfied_by(
-                    index.traits_of(rp_id)):
-                continue
-            if aggregates is not None and not aggregates.is_satisfied_by(
-                    index.aggregates_of(rp_id)):
-                continue
-            if rp_id in sharing:
-                for anchor in index.anchors_of(rp_id):
-                    found[anchor].append(rp_id)
-            else:
-                found[root].append(rp_id)
+            found[root].append(rp_id)
     return {anchor: _own_tree_first(index, anchor, ids)
             for anchor, ids in found.items()}
+
+
+def _fits_all(inventory, resources):
+    for rc, amount in resources:
+        inv = inventory.get(rc)
+        if inv is None or not inv.fits(amount):
+            return False
+    return True
 
 
 def _own_tree_first(index, anchor, rp_ids):

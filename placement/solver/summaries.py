@@ -36,13 +36,16 @@ def scope(candidates, root_of, nested_aware):
     """The Scope of the summaries for the kept ``candidates``;
     ``root_of`` maps provider id -> root id.
     """
-    if not nested_aware:
-        return Scope(provider_ids=frozenset(
-            rp_id for c in candidates for rp_id in c.provider_ids))
-    touched = set()
+    used = set()
     for candidate in candidates:
-        touched |= candidate.provider_ids | candidate.mapped_ids
-    return Scope(root_ids=frozenset(root_of[rp_id] for rp_id in touched))
+        for rp_id, _, _ in candidate.allocations:
+            used.add(rp_id)
+    if not nested_aware:
+        return Scope(provider_ids=frozenset(used))
+    for candidate in candidates:
+        for _, rp_ids in candidate.mappings:
+            used.update(rp_ids)
+    return Scope(root_ids=frozenset(root_of[rp_id] for rp_id in used))
 
 
 def restrict_classes(summary, classes):
