@@ -57,12 +57,12 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
         count = order.cap(query.limit, options.max_candidates)
     seen = set() if seen is None else seen
     if single.applies(snapshot, query):
+        # One candidate at most per anchor: both strategies give the
+        # anchors' order.
         anchors = order.anchor_order(
             (a for a in snapshot.anchors if a in snapshot.providers),
             options.rng)
-
-        def generator_for(anchor):
-            return iter(single.candidate_of(snapshot, query, anchor))
+        candidates = single.candidates(snapshot, query, anchors, count, seen)
     else:
         index = groups.Index(snapshot)
         per_group = match_groups(index, query)
@@ -76,8 +76,9 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
         def generator_for(anchor):
             return memo.walk(plan.slots_for(anchor, per_group, options.rng))
 
-    candidates = order.take_unique(
-        order.stream(anchors, generator_for, options.strategy), count, seen)
+        candidates = order.take_unique(
+            order.stream(anchors, generator_for, options.strategy), count,
+            seen)
     if options.rng is not None and count is None:
         options.rng.shuffle(candidates)
     return candidates

@@ -17,27 +17,60 @@ def applies(snapshot, query):
                     for p in snapshot.providers.values()))
 
 
-def candidate_of(snapshot, query, anchor):
-    """The one Candidate of ``anchor`` as a tuple, or ()."""
+def candidates(snapshot, query, anchors, count, seen):
+    """The candidates of ``anchors`` in their order: at most ``count``
+    (None: all) not in ``seen`` (which gains them), as a list.
+
+    What the group asks of a provider is decided once per distinct
+    inventory dict and trait set (alike providers share them).
+    """
     group = query.groups[0]
-    inventory = snapshot.inventories.get(anchor)
-    if not inventory:
-        return ()
-    for rc, amount in group.resources:
+    resources = tuple(sorted(group.resources))
+    mappings_suffix = group.suffix
+    traits_filter = group.traits if group.traits else None
+    root_filter = query.root_traits if query.root_traits else None
+    aggregates = group.aggregates if group.aggregates else None
+    inventories, providers = snapshot.inventories, snapshot.providers
+    traits_of, aggregates_of = snapshot.traits, snapshot.aggregates
+    verdicts = {}
+    found = []
+    if count == 0:
+        return found
+    for anchor in anchors:
+        inventory = inventories.get(anchor)
+        if not inventory:
+            continue
+        traits = traits_of.get(anchor, _EMPTY)
+        key = (id(inventory), id(traits))
+        ok = verdicts.get(key)
+        if ok is None:
+            ok = verdicts[key] = _serves(inventory, traits, group.resources,
+                                         traits_filter, root_filter)
+        if not ok:
+            continue
+        if group.in_tree and group.in_tree != providers[anchor].uuid:
+            continue
+        if aggregates is not None and not aggregates.is_satisfied_by(
+                aggregates_of.get(anchor, _EMPTY)):
+            continue
+        candidate = model.Candidate(
+            tuple([(anchor, rc, amount) for rc, amount in resources]),
+            ((mappings_suffix, (anchor,)),))
+        if candidate in seen:
+            continue
+        seen.add(candidate)
+        found.append(candidate)
+        if count is not None and len(found) >= count:
+            break
+    return found
+
+
+def _serves(inventory, traits, resources, traits_filter, root_filter):
+    for rc, amount in resources:
         inv = inventory.get(rc)
         if inv is None or not inv.fits(amount):
-            return ()
-    provider = snapshot.providers[anchor]
-    if group.in_tree and group.in_tree != provider.uuid:
-        return ()
-    traits = snapshot.traits.get(anchor, _EMPTY)
-    if group.traits and not group.traits.is_satisfied_by(traits):
-        return ()
-    if query.root_traits and not query.root_traits.is_satisfied_by(traits):
-        return ()
-    if group.aggregates and not group.aggregates.is_satisfied_by(
-            snapshot.aggregates.get(anchor, _EMPTY)):
-        return ()
-    allocations = tuple(sorted((anchor, rc, amount)
-                               for rc, amount in group.resources))
-    return (model.Candidate(allocations, ((group.suffix, (anchor,)),)),)
+            return False
+    if traits_filter is not None and not traits_filter.is_satisfied_by(
+            traits):
+        return False
+    return root_filter is None or root_filter.is_satisfied_by(traits)
