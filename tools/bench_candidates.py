@@ -2,7 +2,8 @@
 
 Loads N providers, then times the typical scheduler queries and prints the
 median and p95 latency, optionally against a second server (side by side,
-with the ratio), and the RSS of each server's workers.
+with the ratio), and the memory of each server's workers (RSS, and the
+proportional and private sizes that count pages shared after fork once).
 
 Shapes:
   flat    N roots with VCPU/MEMORY_MB/DISK_GB; every other one in one
@@ -259,9 +260,12 @@ def throughput(url, query, concurrency, total):
     return total / (time.perf_counter() - start)
 
 
-def worker_rss(master_pid, field='VmRSS'):
+def worker_rss(master_pid, field='VmRSS', source='status'):
     """{pid: MiB} of the processes whose parent is ``master_pid``: their
-    resident size now (VmRSS) or at its peak so far (VmHWM).
+    resident size now (VmRSS) or at its peak so far (VmHWM), from
+    /proc/PID/status; or, with source='smaps_rollup', their proportional
+    share (Pss: pages shared with the master and the other workers
+    counted in part) or their own pages (Private_Dirty).
     """
     found = {}
     for pid in os.listdir('/proc'):
@@ -272,13 +276,19 @@ def worker_rss(master_pid, field='VmRSS'):
                 ppid = int(f.read().rsplit(')', 1)[1].split()[1])
             if ppid != master_pid:
                 continue
-            with open('/proc/%s/status' % pid) as f:
+            with open('/proc/%s/%s' % (pid, source)) as f:
                 for line in f:
                     if line.startswith(field + ':'):
                         found[int(pid)] = int(line.split()[1]) / 1024
         except (OSError, ValueError, IndexError):
             continue
     return found
+
+
+MEMORY_FIGURES = (('VmRSS', 'status', 'RSS now'),
+                  ('VmHWM', 'status', 'RSS peak'),
+                  ('Pss', 'smaps_rollup', 'PSS now'),
+                  ('Private_Dirty', 'smaps_rollup', 'private now'))
 
 
 def main():
@@ -345,11 +355,11 @@ def run_size(args, targets, n):
             ' vs '.join('%.1f' % rate for rate in rates)))
     for label, _, _, pid in targets:
         if pid:
-            for field, what in (('VmRSS', 'now'), ('VmHWM', 'peak')):
-                rss = worker_rss(pid, field)
-                print('# %s worker RSS MiB (%s): %s' % (
+            for field, source, what in MEMORY_FIGURES:
+                sizes = worker_rss(pid, field, source)
+                print('# %s worker MiB (%s): %s' % (
                     label, what, ', '.join(
-                        '%.0f' % v for v in sorted(rss.values()))))
+                        '%.0f' % v for v in sorted(sizes.values()))))
 
 
 if __name__ == '__main__':

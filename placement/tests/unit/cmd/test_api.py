@@ -1,5 +1,6 @@
 """placement-api's embedded mode: the defaults with no database set."""
 import contextlib
+import gc
 import io
 import os
 import unittest
@@ -56,3 +57,14 @@ class EmbeddedDefaultsTest(unittest.TestCase):
         args, rest = api._parse(['--port', '9000', '--config-file', 'x'])
         self.assertEqual((api.DEFAULT_HOST, 9000), (args.host, args.port))
         self.assertEqual(['--config-file', 'x'], rest)
+
+
+class StartupMemoryTest(unittest.TestCase):
+
+    def test_what_starting_built_is_frozen_for_the_workers(self):
+        self.addCleanup(gc.unfreeze)
+        gc.unfreeze()
+        self.assertEqual(0, gc.get_freeze_count())
+        kept = [[] for _ in range(10)]
+        wsgi._release_free_memory(None)
+        self.assertGreaterEqual(gc.get_freeze_count(), len(kept))
