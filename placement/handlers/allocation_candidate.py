@@ -28,26 +28,28 @@ def solver_options(conf):
         rng=rng)
 
 
-def _render_allocations(candidate, uuids, as_dict):
+def _render_request(candidate, uuids, as_dict, with_mappings):
     by_provider = {}
     for rp_id, rc, amount in candidate.allocations:
-        resources = by_provider.get(uuids[rp_id])
+        resources = by_provider.get(rp_id)
         if resources is None:
-            resources = by_provider[uuids[rp_id]] = {}
-        resources[rc] = amount
-    if not as_dict:
-        return [{'resource_provider': {'uuid': rp_uuid},
-                 'resources': resources}
-                for rp_uuid, resources in sorted(by_provider.items())]
-    return {rp_uuid: {'resources': resources}
-            for rp_uuid, resources in by_provider.items()}
-
-
-def _render_request(candidate, uuids, as_dict, with_mappings):
-    body = {'allocations': _render_allocations(candidate, uuids, as_dict)}
+            by_provider[rp_id] = {rc: amount}
+        else:
+            resources[rc] = amount
+    if as_dict:
+        allocations = {uuids[rp_id]: {'resources': resources}
+                       for rp_id, resources in by_provider.items()}
+    else:
+        allocations = sorted(
+            ({'resource_provider': {'uuid': uuids[rp_id]},
+              'resources': resources}
+             for rp_id, resources in by_provider.items()),
+            key=lambda item: item['resource_provider']['uuid'])
+    body = {'allocations': allocations}
     if with_mappings:
         body['mappings'] = {
-            suffix: sorted(uuids[rp_id] for rp_id in ids)
+            suffix: [uuids[ids[0]]] if len(ids) == 1
+            else sorted([uuids[rp_id] for rp_id in ids])
             for suffix, ids in candidate.mappings}
     return body
 
