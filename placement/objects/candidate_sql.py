@@ -195,9 +195,9 @@ def _tree_has(binds, table, key_column, ids, root_column, correlated,
              JOIN resource_providers rp ON rp.id = l.resource_provider_id
              WHERE l.<key> IN (:ids))
     or, ``correlated`` (walking roots in id order with a LIMIT):
-    (SELECT 1 FROM <links> l JOIN resource_providers t
-     ON t.id = l.resource_provider_id
-     WHERE t.root_provider_id = root AND l.<key> IN (:ids) LIMIT 1)
+    (SELECT 1 FROM resource_providers t WHERE t.root_provider_id = root
+     AND (SELECT 1 FROM <links> l WHERE l.resource_provider_id = t.id
+          AND l.<key> IN (:ids) LIMIT 1) IS NOT NULL LIMIT 1)
     IS NOT NULL
     """
     if flat:
@@ -211,14 +211,19 @@ def _tree_has(binds, table, key_column, ids, root_column, correlated,
                 _RP, _RP.c.id == table.c.resource_provider_id))
             .where(key_column.in_(binds.ids(ids, tag))))
     tree = _RP.alias('tree_rp')
-    # A scalar subquery, not EXISTS: MariaDB turns EXISTS into a
+    # Scalar subqueries, not EXISTS: MariaDB turns EXISTS into a
     # semi-join that materialises every matching link (O(providers))
-    # before the outer LIMIT; this form is checked root by root.
-    return sa.select(sa.literal(1)).select_from(
-        table.join(tree, tree.c.id == table.c.resource_provider_id)).where(
+    # before the outer LIMIT; this form is checked root by root. And
+    # nested, not a join: joined, MariaDB may drive the check from the
+    # links (every provider holding the trait, in id order) rather than
+    # from the root's tree, which made each root cost O(links): 18 s for
+    # 5,000 trees where the trait is on the last 58.
+    link = sa.select(sa.literal(1)).where(
+        table.c.resource_provider_id == tree.c.id,
+        key_column.in_(binds.ids(ids, tag))).limit(1).scalar_subquery()
+    return sa.select(sa.literal(1)).select_from(tree).where(
         tree.c.root_provider_id == root_column,
-        key_column.in_(binds.ids(ids, tag))).limit(1).scalar_subquery(
-    ).isnot(None)
+        link.isnot(None)).limit(1).scalar_subquery().isnot(None)
 
 
 def _root_links(binds, table, key_column, ids, root_column, correlated,
