@@ -109,11 +109,16 @@ def _packed(stmt):
 
 
 def _unpacked(count, text, types):
-    """The rows of a packed answer; None if it is incomplete."""
+    """The rows of a packed answer; None if it is incomplete (or holds
+    a stray comma: either way the fields do not come out at count times
+    the width).
+    """
     if not count:
         return []
     if text is None:
         return None
+    if isinstance(text, bytes):  # a server that types the value binary
+        text = text.decode('utf-8')
     fields = text.split(',')
     width = len(types)
     if len(fields) != count * width:

@@ -79,7 +79,13 @@ class TestUnpacked(unittest.TestCase):
         self.assertEqual([(1, 'a', None), (2, None, 7)],
                          sql._unpacked(2, '1,a,,2,,7', types))
 
+    def test_binary_answer(self):
+        self.assertEqual([(1, 'a')],
+                         sql._unpacked(1, b'1,a', (sql.INT, sql.TEXT)))
+
     def test_incomplete_answer(self):
         types = (sql.INT, sql.INT)
         self.assertIsNone(sql._unpacked(2, None, types))
         self.assertIsNone(sql._unpacked(3, '1,2,3,4', types))
+        # A text value holding a comma cannot be told apart: row by row.
+        self.assertIsNone(sql._unpacked(1, '1,a,b', (sql.INT, sql.TEXT)))
