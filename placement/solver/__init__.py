@@ -62,7 +62,7 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
         anchors = order.anchor_order(
             (a for a in snapshot.anchors if a in snapshot.providers),
             options.rng)
-        candidates = single.candidates(snapshot, query, anchors, count, seen)
+        found = single.stream(snapshot, query, anchors)
     else:
         index = groups.Index(snapshot)
         per_group = match_groups(index, query)
@@ -76,9 +76,8 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
         def generator_for(anchor):
             return memo.walk(plan.slots_for(anchor, per_group, options.rng))
 
-        candidates = order.take_unique(
-            order.stream(anchors, generator_for, options.strategy), count,
-            seen)
+        found = order.stream(anchors, generator_for, options.strategy)
+    candidates = order.take_unique(found, count, seen)
     if options.rng is not None and count is None:
         options.rng.shuffle(candidates)
     return candidates

@@ -17,25 +17,20 @@ def applies(snapshot, query):
                     for p in snapshot.providers.values()))
 
 
-def candidates(snapshot, query, anchors, count, seen):
-    """The candidates of ``anchors`` in their order: at most ``count``
-    (None: all) not in ``seen`` (which gains them), as a list.
+def stream(snapshot, query, anchors):
+    """The candidates of ``anchors``, in their order, lazily.
 
     What the group asks of a provider is decided once per distinct
     inventory dict and trait set (alike providers share them).
     """
     group = query.groups[0]
     resources = tuple(sorted(group.resources))
-    mappings_suffix = group.suffix
     traits_filter = group.traits if group.traits else None
     root_filter = query.root_traits if query.root_traits else None
     aggregates = group.aggregates if group.aggregates else None
     inventories, providers = snapshot.inventories, snapshot.providers
     traits_of, aggregates_of = snapshot.traits, snapshot.aggregates
     verdicts = {}
-    found = []
-    if count == 0:
-        return found
     for anchor in anchors:
         inventory = inventories.get(anchor)
         if not inventory:
@@ -53,16 +48,9 @@ def candidates(snapshot, query, anchors, count, seen):
         if aggregates is not None and not aggregates.is_satisfied_by(
                 aggregates_of.get(anchor, _EMPTY)):
             continue
-        candidate = model.Candidate(
+        yield model.Candidate(
             tuple([(anchor, rc, amount) for rc, amount in resources]),
-            ((mappings_suffix, (anchor,)),))
-        if candidate in seen:
-            continue
-        seen.add(candidate)
-        found.append(candidate)
-        if count is not None and len(found) >= count:
-            break
-    return found
+            ((group.suffix, (anchor,)),))
 
 
 def _serves(inventory, traits, resources, traits_filter, root_filter):

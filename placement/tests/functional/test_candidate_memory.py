@@ -18,7 +18,6 @@ from placement.db import api as db_api
 from placement import deploy
 from placement.objects import provider_state
 from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
 
 VERSION = 'placement 1.39'
 
@@ -52,13 +51,9 @@ class _Client:
 class TestCandidateMemory(unittest.TestCase):
 
     def test_writes_elsewhere_show_at_once(self):
-        for backend in backends.available():
-            with self.subTest(backend=backend.name):
-                self._check(backend)
+        app_fixture.on_each_backend(self, self._check)
 
-    def _check(self, backend):
-        placement = app_fixture.PlacementApp(backend)
-        self.addCleanup(placement.cleanup)
+    def _check(self, placement):
         reader = _Client(placement.app)
         # A second application with its own engine and its own memory.
         writer_db = db_api.create_database(placement.conf)
@@ -66,7 +61,7 @@ class TestCandidateMemory(unittest.TestCase):
         writer = _Client(deploy.loadapp(placement.conf, db=writer_db))
 
         store = provider_state.store_for(placement.db)
-        self.assertEqual(backend.name != 'sqlite', store.enabled)
+        self.assertEqual(placement.backend.name != 'sqlite', store.enabled)
 
         root, child, other = (str(uuid.uuid4()) for _ in range(3))
         writer.call('POST', '/resource_providers',

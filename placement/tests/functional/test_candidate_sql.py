@@ -12,7 +12,6 @@ from placement.db import models
 from placement.objects import candidate_sql as sql
 from placement.tests.functional import test_candidate_memory
 from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
 
 _RP = models.resource_providers
 _STMT = sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
@@ -22,13 +21,9 @@ _STMT = sa.select(_RP.c.id, _RP.c.uuid, _RP.c.generation,
 class TestPackedRows(unittest.TestCase):
 
     def test_packed_rows_are_the_plain_rows(self):
-        for backend in backends.available():
-            with self.subTest(backend=backend.name):
-                self._check(backend)
+        app_fixture.on_each_backend(self, self._check)
 
-    def _check(self, backend):
-        placement = app_fixture.PlacementApp(backend)
-        self.addCleanup(placement.cleanup)
+    def _check(self, placement):
         client = test_candidate_memory._Client(placement.app)
         roots = []
         for n in range(20):
