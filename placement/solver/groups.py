@@ -111,6 +111,8 @@ def _fits_all(inventory, resources):
 
 def _own_tree_first(index, anchor, rp_ids):
     """Providers of the anchor's own tree before sharing ones."""
+    if not index.snapshot.sharing:  # then every one is of its own tree
+        return rp_ids
     if all(index.root_of(rp_id) == anchor for rp_id in rp_ids):
         return rp_ids
     return sorted(rp_ids, key=lambda rp_id: index.root_of(rp_id) != anchor)
