@@ -147,13 +147,16 @@ class Memo:
     (the unsuffixed group's). Ranks keep the id order, so the sorted
     allocations and mappings of a replayed candidate come out sorted.
 
-    A walk is remembered only once it ran to the end: a caller that stops
-    early (limit) leaves nothing half done behind.
+    A walk is recorded the second time its key comes up (trees that are
+    all different then cost no recording), and kept only once it ran to
+    the end: a caller that stops early (limit) leaves nothing half done
+    behind.
     """
 
     def __init__(self, plan):
         self.plan = plan
         self.walks = {}
+        self.seen = set()
         self.with_ancestors = bool(plan.query.same_subtrees)
         self.with_traits = bool(plan.unsuffixed and plan.unsuffixed.traits)
 
@@ -168,6 +171,10 @@ class Memo:
                            for rank, rc, amount in allocations]),
                     tuple([(suffix, tuple([ids[rank] for rank in ranks]))
                            for suffix, ranks in mappings]))
+            return
+        if key not in self.seen:
+            self.seen.add(key)
+            yield from walk_anchor(self.plan, slots)
             return
         rank = {rp_id: n for n, rp_id in enumerate(ids)}
         found = []

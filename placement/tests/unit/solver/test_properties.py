@@ -83,8 +83,10 @@ class TestMemo(unittest.TestCase):
     """
 
     @EXAMPLES
-    @given(problems(), st.integers(2, 3))
+    @given(problems(), st.integers(3, 4))
     def test_replay_is_the_walk(self, problem, count):
+        # A walk is recorded at its key's second sighting and replayed
+        # from the third.
         snapshot, query = problem
         copied = _copies(snapshot, count)
         found = solver.solve(copied, query)
