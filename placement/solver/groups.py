@@ -85,7 +85,7 @@ def granular_matches(index, group):
         ok = verdicts.get(key)
         if ok is None:
             ok = verdicts[key] = (
-                _fits_all(inventory, group.resources)
+                fits_all(inventory, group.resources)
                 and (traits is None or traits.is_satisfied_by(rp_traits)))
         if not ok:
             continue
@@ -101,7 +101,10 @@ def granular_matches(index, group):
             for anchor, ids in found.items()}
 
 
-def _fits_all(inventory, resources):
+def fits_all(inventory, resources):
+    """True when one provider's ``inventory`` ({class: Inventory}) can
+    give every (class, amount) of ``resources`` on its own.
+    """
     for rc, amount in resources:
         inv = inventory.get(rc)
         if inv is None or not inv.fits(amount):

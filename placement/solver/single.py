@@ -4,6 +4,7 @@ Then a one-group request is served by each provider on its own or not at
 all: one candidate per anchor, no walk. The answer is the one the general
 walk (``combine``) gives; this only skips building its indexes. Pure.
 """
+from placement.solver import groups
 from placement.solver import model
 
 _EMPTY = frozenset()
@@ -54,10 +55,8 @@ def stream(snapshot, query, anchors):
 
 
 def _serves(inventory, traits, resources, traits_filter, root_filter):
-    for rc, amount in resources:
-        inv = inventory.get(rc)
-        if inv is None or not inv.fits(amount):
-            return False
+    if not groups.fits_all(inventory, resources):
+        return False
     if traits_filter is not None and not traits_filter.is_satisfied_by(
             traits):
         return False
