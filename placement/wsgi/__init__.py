@@ -67,6 +67,9 @@ def _release_free_memory(libc):
     gc.collect()
     if libc is not None:
         libc.malloc_trim(0)
+
+
+def _freeze_startup_objects():
     # What starting built lives as long as the process: out of the cyclic
     # collector's sight, its pages stay shared with the workers of a
     # prefork server instead of being copied into each the first time a
@@ -85,4 +88,5 @@ def init_application(conf=None):
         conf.log_opt_values(logging.getLogger(__name__), logging.DEBUG)
     application = deploy.loadapp(conf)
     _release_free_memory(libc)
+    _freeze_startup_objects()
     return application

@@ -66,5 +66,5 @@ class StartupMemoryTest(unittest.TestCase):
         gc.unfreeze()
         self.assertEqual(0, gc.get_freeze_count())
         kept = [[] for _ in range(10)]
-        wsgi._release_free_memory(None)
+        wsgi._freeze_startup_objects()
         self.assertGreaterEqual(gc.get_freeze_count(), len(kept))
