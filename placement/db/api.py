@@ -2,7 +2,8 @@
 
 ``transaction(ctx)`` and ``reader(ctx)`` are the only ways the operations
 layer reaches the database; each yields one Connection inside one
-transaction that commits on success and rolls back on any exception.
+transaction. A ``transaction`` commits on success and rolls back on any
+exception; a ``reader``'s, which writes nothing, always rolls back.
 
 The engine is set up here as ``oslo_db.sqlalchemy.engines.create_engine``
 would for the same ``[placement_database]`` options (pool sizes and
