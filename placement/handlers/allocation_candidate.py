@@ -100,6 +100,62 @@ def _encoded_items(parts, items, render, opening):
     parts.append(b']' if opening == b'[' else b'}')
 
 
+def _shape_format(shape, with_mappings):
+    """(format string, ranks in placeholder order) of the JSON of the
+    candidates of one ``shape`` (model.Alike), or None when its text
+    depends on the uuids (a mapping of several providers lists them in
+    uuid order).
+
+    The text is what _render_request gives: the providers in allocation
+    order, each with its classes in allocation order.
+    """
+    allocations, mappings = shape
+    if with_mappings and any(len(ranks) > 1 for _, ranks in mappings):
+        return None
+    by_rank = {}
+    for rank, rc, amount in allocations:
+        by_rank.setdefault(rank, {})[rc] = amount
+    parts, order = [], []
+    for rank, resources in by_rank.items():
+        parts.append('"%%s":{"resources":%s}' % _percent_safe(resources))
+        order.append(rank)
+    text = '{"allocations":{%s}' % ','.join(parts)
+    if with_mappings:
+        parts = []
+        for suffix, ranks in mappings:
+            parts.append('%s:["%%s"]' % _percent_safe(suffix))
+            order.append(ranks[0])
+        text += ',"mappings":{%s}' % ','.join(parts)
+    return text + '}', tuple(order)
+
+
+def _percent_safe(value):
+    return orjson.dumps(value).decode().replace('%', '%%')
+
+
+def _candidates_text(candidates, uuids, with_mappings):
+    """The JSON (text) of the candidates in the dict form (1.12+), each
+    shape's format built once; other candidates through _render_request.
+    """
+    formats = {}
+    texts = []
+    for candidate in candidates:
+        if type(candidate) is model.Alike:
+            found = formats.get(id(candidate.shape))
+            if found is None:
+                found = formats[id(candidate.shape)] = (
+                    _shape_format(candidate.shape, with_mappings) or False)
+            if found:
+                text, order = found
+                ids = candidate.ids
+                texts.append(text % tuple([uuids[ids[rank]]
+                                           for rank in order]))
+                continue
+        texts.append(orjson.dumps(_render_request(
+            candidate, uuids, True, with_mappings)).decode())
+    return texts
+
+
 def _render(result, mv):
     """The response body as a list of byte strings (see RENDER_CHUNK),
     sent as they are rather than joined into one more copy.
@@ -110,11 +166,23 @@ def _render(result, mv):
     with_traits = mv >= microversion.CANDIDATES_TRAITS
     with_tree = mv >= microversion.NESTED_CANDIDATES
     uuids = result.uuids
+    candidates = result.candidates
     parts = [b'{"allocation_requests":']
-    _encoded_items(
-        parts, result.candidates,
-        lambda chunk: [_render_request(c, uuids, as_dict, with_mappings)
-                       for c in chunk], b'[')
+    if as_dict:
+        # The shapes (model.Alike) live as long as the candidates do.
+        parts.append(b'[')
+        for start in range(0, len(candidates), RENDER_CHUNK):
+            if start:
+                parts.append(b',')
+            parts.append(','.join(_candidates_text(
+                candidates[start:start + RENDER_CHUNK], uuids,
+                with_mappings)).encode())
+        parts.append(b']')
+    else:
+        _encoded_items(
+            parts, candidates,
+            lambda chunk: [_render_request(c, uuids, False, False)
+                           for c in chunk], b'[')
     parts.append(b',"provider_summaries":')
     # The summaries (kept alive by result) are the ids' owners.
     render_summary = _summary_renderer(with_traits, with_tree)

@@ -332,31 +332,30 @@ class _Scope(typing.NamedTuple):
 
 def _fetch_providers(conn, scope, store, flat=False):
     """({id: model.Provider}, {id: provider_state.Entry},
-    {(id, class id): amount used}) of the providers in scope
-    (sql.providers_stmt, then sql.usage_stmt).
+    {(id, class id): amount used}) of the providers in scope, read in one
+    statement (sql.state_stmt).
 
-    Usage is a query of its own: joined in here it would need a GROUP BY
-    over every provider column, a temporary table that costs MariaDB more
-    than the extra round trip.
+    Usage is not joined to the providers: that would need a GROUP BY over
+    every provider column, a temporary table that costs MariaDB more than
+    the second arm of the UNION.
     """
-    rows = scope.rows(conn, ('providers', flat),
-                      lambda where: sql.providers_stmt(where, flat),
-                      sql.FLAT_PROVIDER_TYPES if flat
-                      else sql.PROVIDER_TYPES)
+    rows = scope.rows(conn, ('state', flat),
+                      lambda where: sql.state_stmt(where, flat),
+                      sql.FLAT_STATE_TYPES if flat else sql.STATE_TYPES)
+    usage, found = {}, []
+    for row in rows:
+        if row[1] is None:
+            usage[(row[0], row[3])] = int(row[2])
+        else:
+            found.append(row)
     if flat:
         providers = {row[0]: model.Provider(row[0], row[1], None, row[0])
-                     for row in rows}
-        keys = rows
+                     for row in found}
     else:
         providers = {row[0]: model.Provider(row[0], row[1], row[3],
                                             row[4] or row[0])
-                     for row in rows}
-        keys = [row[:3] for row in rows]
-    usage = {}
-    if providers:
-        usage = {(rp_id, rc_id): int(used) for rp_id, rc_id, used
-                 in scope.rows(conn, ('usage',), sql.usage_stmt,
-                               sql.USAGE_TYPES)}
+                     for row in found}
+    keys = [row[:3] for row in found]
     return providers, provider_state.entries(conn, store, keys), usage
 
 

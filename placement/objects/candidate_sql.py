@@ -366,7 +366,8 @@ def in_scope(binds, query, lookups, roots):
 
 PROVIDER_TYPES = (INT, TEXT, INT, INT_OR_NONE, INT_OR_NONE)
 FLAT_PROVIDER_TYPES = PROVIDER_TYPES[:3]
-USAGE_TYPES = (INT, INT, INT)
+STATE_TYPES = PROVIDER_TYPES
+FLAT_STATE_TYPES = (INT, TEXT, INT, INT_OR_NONE)
 LINK_TYPES = (INT, INT)
 
 
@@ -383,20 +384,38 @@ def providers_stmt(where, flat):
     return sa.select(*columns).where(where)
 
 
-def usage_stmt(where):
-    """SELECT a.resource_provider_id, a.resource_class_id, SUM(a.used)
+def state_stmt(where, flat):
+    """The providers in scope and their usage, in one round trip:
+
+    <providers_stmt> [, NULL when flat]
+    UNION ALL
+    SELECT a.resource_provider_id, NULL, SUM(a.used), a.resource_class_id
+           [, NULL]
     FROM allocations a
     JOIN resource_providers rp ON rp.id = a.resource_provider_id
     WHERE <where> GROUP BY a.resource_provider_id, a.resource_class_id
+
+    A usage row is the one with no uuid: (provider id, None, used, class
+    id[, None]). Two statements cost a second round trip and a second
+    pass through the driver, about a fifth of a millisecond.
     """
     alloc = models.allocations
-    return (sa.select(alloc.c.resource_provider_id,
-                      alloc.c.resource_class_id, sa.func.sum(alloc.c.used))
-            .select_from(alloc.join(
-                _RP, _RP.c.id == alloc.c.resource_provider_id))
-            .where(where)
-            .group_by(alloc.c.resource_provider_id,
-                      alloc.c.resource_class_id))
+    providers = providers_stmt(where, flat)
+    no_uuid = sa.cast(sa.null(), _RP.c.uuid.type)
+    usage_columns = [alloc.c.resource_provider_id, no_uuid,
+                     sa.cast(sa.func.sum(alloc.c.used), sa.Integer),
+                     alloc.c.resource_class_id]
+    if flat:
+        providers = providers.add_columns(sa.cast(sa.null(), sa.Integer))
+    else:
+        usage_columns.append(sa.cast(sa.null(), sa.Integer))
+    usage = (sa.select(*usage_columns)
+             .select_from(alloc.join(
+                 _RP, _RP.c.id == alloc.c.resource_provider_id))
+             .where(where)
+             .group_by(alloc.c.resource_provider_id,
+                       alloc.c.resource_class_id))
+    return sa.union_all(providers, usage)
 
 
 def links_stmt(table, key_column, where):

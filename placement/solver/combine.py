@@ -165,12 +165,14 @@ class Memo:
         ids, key = self._signature(slots)
         templates = self.walks.get(key)
         if templates is not None:
-            for allocations, mappings in templates:
-                yield model.Candidate(
+            for template in templates:
+                allocations, mappings = template
+                yield model.Alike.of(
                     tuple([(ids[rank], rc, amount)
                            for rank, rc, amount in allocations]),
                     tuple([(suffix, tuple([ids[rank] for rank in ranks]))
-                           for suffix, ranks in mappings]))
+                           for suffix, ranks in mappings]),
+                    template, ids)
             return
         if key not in self.seen:
             self.seen.add(key)
@@ -179,12 +181,14 @@ class Memo:
         rank = {rp_id: n for n, rp_id in enumerate(ids)}
         found = []
         for candidate in walk_anchor(self.plan, slots):
-            found.append((
+            template = (
                 tuple([(rank[rp_id], rc, amount)
                        for rp_id, rc, amount in candidate.allocations]),
                 tuple([(suffix, tuple([rank[rp_id] for rp_id in rp_ids]))
-                       for suffix, rp_ids in candidate.mappings])))
-            yield candidate
+                       for suffix, rp_ids in candidate.mappings]))
+            found.append(template)
+            yield model.Alike.of(candidate.allocations, candidate.mappings,
+                                 template, ids)
         self.walks[key] = found
 
     def _signature(self, slots):

@@ -210,3 +210,23 @@ class Candidate(typing.NamedTuple):
     @property
     def mapped_ids(self):
         return frozenset(rp_id for _, ids in self.mappings for rp_id in ids)
+
+
+class Alike(Candidate):
+    """A Candidate that is one of many copies up to the providers.
+
+    ``shape`` (one object shared by the copies) is its allocations and
+    mappings with each provider replaced by a rank, and ``ids`` gives the
+    provider of each rank; a renderer can then format the shape once and
+    fill in the providers. Equal to, and hashed as, the plain Candidate
+    of the same allocations and mappings.
+    """
+
+    # No __slots__: a tuple subclass keeps its extra fields in __dict__.
+
+    @classmethod
+    def of(cls, allocations, mappings, shape, ids):
+        candidate = cls(allocations, mappings)
+        candidate.shape = shape
+        candidate.ids = ids
+        return candidate
