@@ -41,7 +41,7 @@ class TestPackedRows(unittest.TestCase):
             self.assertIn(None, [row[3] for row in plain])
             found = sql.rows(conn, key, lambda: _STMT, {},
                              sql.PROVIDER_TYPES)
-            self.assertEqual(plain, sorted(found))
+            self.assertEqual(plain, sorted(tuple(row) for row in found))
             if conn.dialect.name not in sql.PACKING_DIALECTS:
                 return
             # Too short a GROUP_CONCAT: the packed answer is incomplete,
@@ -50,13 +50,14 @@ class TestPackedRows(unittest.TestCase):
             try:
                 count, text = conn.execute(
                     sql.cached(('packed',) + key,
-                               lambda: sql._packed(_STMT))).one()
+                               lambda: sql._packed(
+                                   _STMT, sql.PROVIDER_TYPES))).one()
                 self.assertEqual(20, count)
                 self.assertIsNone(
                     sql._unpacked(count, text, sql.PROVIDER_TYPES))
                 found = sql.rows(conn, key, lambda: _STMT, {},
                                  sql.PROVIDER_TYPES)
-                self.assertEqual(plain, sorted(found))
+                self.assertEqual(plain, sorted(tuple(row) for row in found))
             finally:
                 conn.exec_driver_sql(
                     'SET SESSION group_concat_max_len = %d'
@@ -71,16 +72,26 @@ class TestUnpacked(unittest.TestCase):
 
     def test_columns_and_nulls(self):
         types = (sql.INT, sql.TEXT, sql.INT_OR_NONE)
-        self.assertEqual([(1, 'a', None), (2, None, 7)],
-                         sql._unpacked(2, '1,a,,2,,7', types))
+        self.assertEqual([[1, 'a', None], [2, None, 7]],
+                         sql._unpacked(2, '[1,"a",null],[2,null,7]', types))
 
     def test_binary_answer(self):
-        self.assertEqual([(1, 'a')],
-                         sql._unpacked(1, b'1,a', (sql.INT, sql.TEXT)))
+        self.assertEqual([[1, 'a,b']],
+                         sql._unpacked(1, b'[1,"a,b"]', (sql.INT, sql.TEXT)))
 
     def test_incomplete_answer(self):
         types = (sql.INT, sql.INT)
         self.assertIsNone(sql._unpacked(2, None, types))
-        self.assertIsNone(sql._unpacked(3, '1,2,3,4', types))
-        # A text value holding a comma cannot be told apart: row by row.
-        self.assertIsNone(sql._unpacked(1, '1,a,b', (sql.INT, sql.TEXT)))
+        # Cut short by group_concat_max_len: no longer JSON.
+        self.assertIsNone(sql._unpacked(2, '[1,2],[3,', types))
+        self.assertIsNone(sql._unpacked(3, '[1,2],[3,4]', types))
+
+    def test_unescaped_text_that_could_be_misread(self):
+        types = (sql.INT, sql.TEXT)
+        # A quote inside a value: the row has the wrong width, or the
+        # text is no JSON at all.
+        self.assertIsNone(sql._unpacked(1, '[1,"a","b"]', types))
+        self.assertIsNone(sql._unpacked(1, '[1,"a"b"]', types))
+        # A backslash would be read as an escape: never trusted.
+        self.assertIsNone(sql._unpacked(1, '[1,"a\\"]', types))
+        self.assertIsNone(sql._unpacked(1, '[1,"\\u0041"]', types))
