@@ -109,7 +109,7 @@ def _shape_format(shape, with_mappings):
     The text is what _render_request gives: the providers in allocation
     order, each with its classes in allocation order.
     """
-    allocations, mappings = shape
+    allocations, mappings = shape.allocations, shape.mappings
     if with_mappings and any(len(ranks) > 1 for _, ranks in mappings):
         return None
     by_rank = {}
@@ -139,6 +139,9 @@ def _candidates_text(candidates, uuids, with_mappings):
     """
     formats = {}
     texts = []
+    # The uuids of the ranks of the last Alike's ids (an anchor's alike
+    # candidates come one after the other and share their ids).
+    last_ids, ranked = None, None
     for candidate in candidates:
         if type(candidate) is model.Alike:
             found = formats.get(id(candidate.shape))
@@ -147,9 +150,10 @@ def _candidates_text(candidates, uuids, with_mappings):
                     _shape_format(candidate.shape, with_mappings) or False)
             if found:
                 text, order = found
-                ids = candidate.ids
-                texts.append(text % tuple([uuids[ids[rank]]
-                                           for rank in order]))
+                if candidate.ids is not last_ids:
+                    last_ids = candidate.ids
+                    ranked = [uuids[rp_id] for rp_id in last_ids]
+                texts.append(text % tuple(map(ranked.__getitem__, order)))
                 continue
         texts.append(orjson.dumps(_render_request(
             candidate, uuids, True, with_mappings)).decode())

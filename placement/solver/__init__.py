@@ -77,7 +77,12 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
             return memo.walk(plan.slots_for(anchor, per_group, options.rng))
 
         found = order.stream(anchors, generator_for, options.strategy)
-    candidates = order.take_unique(found, count, seen)
+    # Without sharing providers every candidate lies in its anchor's tree
+    # alone, and one anchor's walk never gives the same one twice: then
+    # nothing can repeat, within this snapshot or across a request's
+    # snapshots (whose anchors differ), and none need be hashed.
+    candidates = order.take_unique(found, count, seen,
+                                   unique=not snapshot.sharing)
     if options.rng is not None and count is None:
         options.rng.shuffle(candidates)
     return candidates

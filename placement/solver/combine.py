@@ -163,16 +163,10 @@ class Memo:
     def walk(self, slots):
         """Yield the candidates of one anchor's slots (as walk_anchor)."""
         ids, key = self._signature(slots)
-        templates = self.walks.get(key)
-        if templates is not None:
-            for template in templates:
-                allocations, mappings = template
-                yield model.Alike.of(
-                    tuple([(ids[rank], rc, amount)
-                           for rank, rc, amount in allocations]),
-                    tuple([(suffix, tuple([ids[rank] for rank in ranks]))
-                           for suffix, ranks in mappings]),
-                    template, ids)
+        shapes = self.walks.get(key)
+        if shapes is not None:
+            for shape in shapes:
+                yield model.Alike(shape, ids)
             return
         if key not in self.seen:
             self.seen.add(key)
@@ -181,14 +175,13 @@ class Memo:
         rank = {rp_id: n for n, rp_id in enumerate(ids)}
         found = []
         for candidate in walk_anchor(self.plan, slots):
-            template = (
+            shape = model.Shape.of(
                 tuple([(rank[rp_id], rc, amount)
                        for rp_id, rc, amount in candidate.allocations]),
                 tuple([(suffix, tuple([rank[rp_id] for rp_id in rp_ids]))
                        for suffix, rp_ids in candidate.mappings]))
-            found.append(template)
-            yield model.Alike.of(candidate.allocations, candidate.mappings,
-                                 template, ids)
+            found.append(shape)
+            yield model.Alike(shape, ids, candidate)
         self.walks[key] = found
 
     def _signature(self, slots):

@@ -211,22 +211,109 @@ class Candidate(typing.NamedTuple):
     def mapped_ids(self):
         return frozenset(rp_id for _, ids in self.mappings for rp_id in ids)
 
+    def used_ids(self, with_mappings=True):
+        """The ids of the providers it allocates from (and, with_mappings,
+        those its mappings name), possibly repeated."""
+        found = [rp_id for rp_id, _, _ in self.allocations]
+        if with_mappings:
+            for _, ids in self.mappings:
+                found.extend(ids)
+        return found
 
-class Alike(Candidate):
-    """A Candidate that is one of many copies up to the providers.
 
-    ``shape`` (one object shared by the copies) is its allocations and
-    mappings with each provider replaced by a rank, and ``ids`` gives the
-    provider of each rank; a renderer can then format the shape once and
-    fill in the providers. Equal to, and hashed as, the plain Candidate
-    of the same allocations and mappings.
+class Shape(typing.NamedTuple):
+    """A Candidate with each provider replaced by a rank (see Alike).
+
+    alloc_ranks: the ranks in allocations; ranks: those and the ranks in
+    mappings (each once).
     """
 
-    # No __slots__: a tuple subclass keeps its extra fields in __dict__.
+    allocations: typing.Tuple[typing.Tuple[int, str, int], ...]
+    mappings: typing.Tuple[typing.Tuple[str, typing.Tuple[int, ...]], ...]
+    alloc_ranks: typing.Tuple[int, ...]
+    ranks: typing.Tuple[int, ...]
 
     @classmethod
-    def of(cls, allocations, mappings, shape, ids):
-        candidate = cls(allocations, mappings)
-        candidate.shape = shape
-        candidate.ids = ids
-        return candidate
+    def of(cls, allocations, mappings):
+        alloc_ranks = tuple(sorted({rank for rank, _, _ in allocations}))
+        ranks = set(alloc_ranks)
+        for _, mapped in mappings:
+            ranks.update(mapped)
+        return cls(allocations, mappings, alloc_ranks, tuple(sorted(ranks)))
+
+
+class Alike:
+    """A Candidate that is one of many copies up to the providers.
+
+    ``shape`` (a Shape shared by the copies) is the candidate with each
+    provider replaced by a rank, ``ids`` gives the provider of each rank.
+    The plain Candidate is built only when asked for (allocations,
+    mappings, equality, hashing): a renderer can format the shape once
+    and fill in the providers, and the summaries need only the ids.
+    Equal to, and hashed as, that Candidate.
+    """
+
+    __slots__ = ('shape', 'ids', '_candidate')
+
+    def __init__(self, shape, ids, candidate=None):
+        self.shape = shape
+        self.ids = ids
+        self._candidate = candidate
+
+    @property
+    def candidate(self):
+        found = self._candidate
+        if found is None:
+            ids = self.ids
+            found = self._candidate = Candidate(
+                tuple([(ids[rank], rc, amount)
+                       for rank, rc, amount in self.shape.allocations]),
+                tuple([(suffix, tuple([ids[rank] for rank in ranks]))
+                       for suffix, ranks in self.shape.mappings]))
+        return found
+
+    @property
+    def allocations(self):
+        return self.candidate.allocations
+
+    @property
+    def mappings(self):
+        return self.candidate.mappings
+
+    @property
+    def provider_ids(self):
+        return self.candidate.provider_ids
+
+    @property
+    def mapped_ids(self):
+        return self.candidate.mapped_ids
+
+    def used_ids(self, with_mappings=True):
+        """The ids of the providers it allocates from (and, with_mappings,
+        those its mappings name)."""
+        shape = self.shape
+        return list(map(self.ids.__getitem__,
+                        shape.ranks if with_mappings else shape.alloc_ranks))
+
+    def __eq__(self, other):
+        if isinstance(other, Alike):
+            other = other.candidate
+        return self.candidate == other
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self.candidate)
+
+    def __iter__(self):
+        return iter(self.candidate)
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return self.candidate[index]
+
+    def __repr__(self):
+        return 'Alike%r' % (tuple(self.candidate),)

@@ -44,13 +44,18 @@ def stream(anchors, generator_for, strategy):
         generator_for(anchor) for anchor in anchors)
 
 
-def take_unique(candidates, count, seen):
+def take_unique(candidates, count, seen, unique=False):
     """At most ``count`` (None: all) candidates not already in ``seen``;
     stops pulling from the stream as soon as it has enough.
+
+    ``unique``: the stream cannot repeat a candidate (see solve), so
+    none is hashed into ``seen``.
     """
-    taken = []
     if count == 0:
-        return taken
+        return []
+    if unique:
+        return list(itertools.islice(candidates, count))
+    taken = []
     for candidate in candidates:
         if candidate in seen:
             continue

@@ -32,8 +32,9 @@ def stream(snapshot, query, anchors):
     inventories, providers = snapshot.inventories, snapshot.providers
     traits_of, aggregates_of = snapshot.traits, snapshot.aggregates
     verdicts = {}
-    shape = (tuple([(0, rc, amount) for rc, amount in resources]),
-             ((group.suffix, (0,)),))
+    shape = model.Shape.of(
+        tuple([(0, rc, amount) for rc, amount in resources]),
+        ((group.suffix, (0,)),))
     for anchor in anchors:
         inventory = inventories.get(anchor)
         if not inventory:
@@ -51,9 +52,7 @@ def stream(snapshot, query, anchors):
         if aggregates is not None and not aggregates.is_satisfied_by(
                 aggregates_of.get(anchor, _EMPTY)):
             continue
-        yield model.Alike.of(
-            tuple([(anchor, rc, amount) for rc, amount in resources]),
-            ((group.suffix, (anchor,)),), shape, (anchor,))
+        yield model.Alike(shape, (anchor,))
 
 
 def _serves(inventory, traits, resources, traits_filter, root_filter):

@@ -38,14 +38,10 @@ def scope(candidates, root_of, nested_aware):
     """
     used = set()
     for candidate in candidates:
-        for rp_id, _, _ in candidate.allocations:
-            used.add(rp_id)
+        used.update(candidate.used_ids(nested_aware))
     if not nested_aware:
         return Scope(provider_ids=frozenset(used))
-    for candidate in candidates:
-        for _, rp_ids in candidate.mappings:
-            used.update(rp_ids)
-    return Scope(root_ids=frozenset(root_of[rp_id] for rp_id in used))
+    return Scope(root_ids=frozenset(map(root_of.__getitem__, used)))
 
 
 def restrict_classes(summary, classes):
