@@ -15,6 +15,7 @@ at any deployment size. Summaries come from the same reads.
 import contextlib
 import dataclasses
 import gc
+import operator
 import typing
 
 import sqlalchemy as sa
@@ -348,12 +349,15 @@ def _fetch_providers(conn, scope, store, flat=False):
             usage[(row[0], row[3])] = int(row[2])
         else:
             found.append(row)
+    # tuple.__new__ rather than the named tuple's own __new__, a Python
+    # call that costs as much again (0.1 ms per thousand providers).
+    new, provider = tuple.__new__, model.Provider
     if flat:
-        providers = {row[0]: model.Provider(row[0], row[1], None, row[0])
+        providers = {row[0]: new(provider, (row[0], row[1], None, row[0]))
                      for row in found}
     else:
-        providers = {row[0]: model.Provider(row[0], row[1], row[3],
-                                            row[4] or row[0])
+        providers = {row[0]: new(provider, (row[0], row[1], row[3],
+                                            row[4] or row[0]))
                      for row in found}
     keys = [row[:3] for row in found]
     return providers, provider_state.entries(conn, store, keys), usage
@@ -454,8 +458,10 @@ def _scope_ids(scope, seen):
 def _summaries(scope, seen, with_traits):
     """ProviderSummary per provider in scope, in uuid order."""
     providers, entries = seen.providers, seen.entries
+    inventories = seen.inventories
     empty = frozenset()
     no_inventory = {}
+    new, summary = tuple.__new__, summaries_mod.ProviderSummary
     # Providers sharing an inventory dict share their summary's
     # resources too (the renderer relies on it to build each once).
     resources_of = {}
@@ -463,15 +469,16 @@ def _summaries(scope, seen, with_traits):
     for rp_id in _scope_ids(scope, seen):
         rp = providers[rp_id]
         parent = providers.get(rp.parent_id)
-        inventory = seen.inventories.get(rp_id, no_inventory)
+        inventory = inventories.get(rp_id, no_inventory)
         resources = resources_of.get(id(inventory))
         if resources is None:
             resources = resources_of[id(inventory)] = {
                 rc: (inv.capacity, inv.used)
                 for rc, inv in inventory.items()}
-        found.append(summaries_mod.ProviderSummary(
+        root = providers.get(rp.root_id)
+        found.append(new(summary, (
             rp_id, rp.uuid, parent.uuid if parent else None,
-            providers[rp.root_id].uuid if rp.root_id in providers
-            else rp.uuid,
-            resources, entries[rp_id].traits if with_traits else empty))
-    return sorted(found, key=lambda s: s.uuid)
+            root.uuid if root else rp.uuid,
+            resources, entries[rp_id].traits if with_traits else empty)))
+    found.sort(key=operator.itemgetter(1))
+    return found
