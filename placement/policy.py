@@ -14,9 +14,11 @@ older oslo.policy releases did.
 """
 import sys
 import warnings
+import weakref
 
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_policy import _checks
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
 
@@ -149,6 +151,12 @@ def build_enforcer(conf):
 def authorize(ctx, action, target):
     """Raise exception.PolicyNotAuthorized unless ``action`` is allowed."""
     enforcer = ctx.enforcer
+    # What enforce() would do first: reload a policy file that changed.
+    enforcer.load_rules()
+    verdicts = _verdicts_of(enforcer)
+    key = verdicts.key(enforcer, ctx, action, target)
+    if key is not None and key in verdicts.allowed:
+        return
     try:
         enforcer.authorize(action, target, ctx, do_raise=True,
                            exc=exception.PolicyNotAuthorized, action=action)
@@ -157,6 +165,81 @@ def authorize(ctx, action, target):
             LOG.debug('Policy check for %s failed on scope', action)
             raise exception.PolicyNotAuthorized(action=action)
         _authorize_ignoring_scope(enforcer, ctx, action, target)
+        return
+    if key is not None:
+        verdicts.remember(key)
+
+
+# Checks whose verdict follows from the credentials, the target and the
+# rules alone (not, say, oslo.policy's http: check, which asks a server).
+_PURE_CHECKS = (_checks.TrueCheck, _checks.FalseCheck, _checks.NotCheck,
+                _checks.AndCheck, _checks.OrCheck, _checks.RuleCheck,
+                _checks.RoleCheck, _checks.GenericCheck)
+MAX_VERDICTS = 1024
+_VERDICTS = weakref.WeakKeyDictionary()
+
+
+def _is_pure(check):
+    if type(check) not in _PURE_CHECKS:
+        return False
+    inner = getattr(check, 'rules', None) or [getattr(check, 'rule', None)]
+    return all(_is_pure(rule) for rule in inner
+               if isinstance(rule, _checks.BaseCheck))
+
+
+def _frozen(mapping):
+    return tuple(sorted(
+        (name, tuple(value) if isinstance(value, list) else value)
+        for name, value in mapping.items()))
+
+
+class _Verdicts:
+    """The (action, credentials, target) an enforcer allowed, while its
+    rules stay the same objects and are all pure checks.
+
+    Evaluating a rule costs oslo.policy about 60 microseconds a request
+    (it inspects each check's signature every time); the answer for the
+    same caller and target only changes with the rules. Denials are not
+    kept, nor any answer that needed the enforce_scope=False fallback.
+    """
+
+    def __init__(self):
+        self.names, self.ids, self.checks = None, None, ()
+        self.pure = False
+        self.allowed = set()
+
+    def key(self, enforcer, ctx, action, target):
+        """The key of this question; None when it must be asked."""
+        rules = enforcer.rules
+        ids = tuple(map(id, rules.values()))
+        names = tuple(rules)
+        if ids != self.ids or names != self.names:
+            # Hold the checks: their ids then cannot be reused.
+            self.checks = tuple(rules.values())
+            self.names, self.ids = names, ids
+            self.pure = all(_is_pure(check) for check in self.checks)
+            self.allowed = set()
+        if not self.pure:
+            return None
+        try:
+            key = (action, ctx.config.oslo_policy.enforce_scope,
+                   _frozen(ctx.to_policy_values()), _frozen(target))
+            hash(key)
+        except TypeError:  # a value that cannot be a key: just ask
+            return None
+        return key
+
+    def remember(self, key):
+        if len(self.allowed) >= MAX_VERDICTS:
+            self.allowed = set()
+        self.allowed.add(key)
+
+
+def _verdicts_of(enforcer):
+    found = _VERDICTS.get(enforcer)
+    if found is None:
+        found = _VERDICTS[enforcer] = _Verdicts()
+    return found
 
 
 def _authorize_ignoring_scope(enforcer, ctx, action, target):

@@ -433,6 +433,57 @@ class TestPolicyFile(PolicyTestCase):
                           path)
 
 
+class TestRememberedVerdicts(PolicyTestCase):
+    """An allowed question is remembered while the rules stay the same;
+    denials, and rules that ask a remote server, never are.
+    """
+
+    LIST = TestPolicyFile.LIST
+
+    def test_an_allowed_caller_is_remembered_and_a_denied_one_not(self):
+        conf, enforcer = self.enforcer('secure')
+        verdicts = policy._verdicts_of(enforcer)
+        admin = make_context(conf, enforcer, 'project admin')
+        reader = make_context(conf, enforcer, 'project reader')
+        self.assertTrue(is_allowed(admin, self.LIST))
+        self.assertEqual(1, len(verdicts.allowed))
+        self.assertTrue(is_allowed(admin, self.LIST))
+        self.assertEqual(1, len(verdicts.allowed))
+        self.assertFalse(is_allowed(reader, self.LIST))
+        self.assertFalse(is_allowed(reader, self.LIST))
+        self.assertEqual(1, len(verdicts.allowed))
+
+    def test_the_target_is_part_of_the_question(self):
+        conf, enforcer = self.enforcer('legacy')
+        member = make_context(conf, enforcer, 'project member')
+        usages = 'placement:usages'
+        self.assertTrue(is_allowed(member, usages, {'project_id': PROJECT}))
+        self.assertFalse(is_allowed(member, usages, {'project_id': 'other'}))
+        self.assertTrue(is_allowed(member, usages, {'project_id': PROJECT}))
+
+    def test_new_rules_forget_what_was_allowed(self):
+        path = self.write('policy.yaml', '"%s": "role:reader"\n' % self.LIST)
+        conf, enforcer = self.enforcer('secure', path)
+        reader = make_context(conf, enforcer, 'project reader')
+        self.assertTrue(is_allowed(reader, self.LIST))
+        self.write('policy.yaml', '"%s": "!"\n' % self.LIST)
+        later = time.time() + 5
+        os.utime(path, (later, later))
+        self.assertFalse(is_allowed(reader, self.LIST))
+        self.assertEqual(0, len(policy._verdicts_of(enforcer).allowed))
+
+    def test_rules_with_a_remote_check_are_always_asked(self):
+        # The http: check is never evaluated here (another rule has it),
+        # but its presence alone turns remembering off.
+        path = self.write('policy.yaml', '"%s": "@"\n"other": '
+                          '"http://127.0.0.1:9/never"\n' % self.LIST)
+        conf, enforcer = self.enforcer('secure', path)
+        admin = make_context(conf, enforcer, 'project admin')
+        self.assertTrue(is_allowed(admin, self.LIST))
+        self.assertTrue(is_allowed(admin, self.LIST))
+        self.assertEqual(0, len(policy._verdicts_of(enforcer).allowed))
+
+
 class TestOldOptionNames(PolicyTestCase):
     """Names the manual documents as deprecated variations still work."""
 
