@@ -194,8 +194,16 @@ class Memo:
                       for slot in slots]),
                tuple([id(inventories.get(rp_id)) for rp_id in ids])]
         if self.with_ancestors:
-            key.append(tuple([_nearest_ancestor(index, rp_id, rank)
-                              for rp_id in ids]))
+            providers = index.snapshot.providers
+            nearest = []
+            for rp_id in ids:
+                parent = providers[rp_id].parent_id
+                found = rank.get(parent)
+                if found is None:
+                    found = (-1 if parent is None
+                             else _nearest_ancestor(index, rp_id, rank))
+                nearest.append(found)
+            key.append(tuple(nearest))
         if plan.one_per_tree:
             roots = {}
             key.append(tuple([roots.setdefault(index.root_of(rp_id),

@@ -15,12 +15,20 @@ class Index:
 
     def __init__(self, snapshot):
         self.snapshot = snapshot
-        self.by_uuid = {p.uuid: p.id for p in snapshot.providers.values()}
+        self._by_uuid = None
         self.by_class = collections.defaultdict(list)
         for rp_id in sorted(snapshot.inventories):
             for rc in snapshot.inventories[rp_id]:
                 self.by_class[rc].append(rp_id)
         self._ancestors = {}
+
+    @property
+    def by_uuid(self):
+        """{uuid: id}, built when first asked (only in_tree needs it)."""
+        if self._by_uuid is None:
+            self._by_uuid = {p.uuid: p.id
+                             for p in self.snapshot.providers.values()}
+        return self._by_uuid
 
     def root_of(self, rp_id):
         return self.snapshot.providers[rp_id].root_id
