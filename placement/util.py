@@ -78,7 +78,8 @@ def _validator(schema):
 
     Schemas are module-level constants (one per microversion window), so
     the cache holds a few dozen entries. It keeps the schema too, so that
-    its id cannot be reused by another dict while cached.
+    its id cannot be reused by another dict while cached, and the query
+    strings that passed it (validate_query).
     """
     entry = _VALIDATORS.get(id(schema))
     if entry is None or entry[0] is not schema:
@@ -86,7 +87,7 @@ def _validator(schema):
             _VALIDATORS.clear()  # only a caller building schemas gets here
         validator = jsonschema.validators.validator_for(schema)(
             schema, format_checker=_FORMAT_CHECKER)
-        entry = _VALIDATORS[id(schema)] = (schema, validator)
+        entry = _VALIDATORS[id(schema)] = (schema, validator, set())
     return entry[1]
 
 
@@ -215,11 +216,33 @@ def validate_query(req, schema):
     """Validate the query string (last value of each key) against schema.
 
     Returns {name: [values]} for the handler to parse further.
+
+    Query strings that passed are remembered per schema (up to
+    _MAX_VALID_QUERIES of them): a scheduler sends the same few again and
+    again, and jsonschema takes about 0.1 ms over a candidates query.
     """
     params = query_lists(req)
     flat = {key: values[-1] for key, values in params.items()}
+    passed = _valid_queries(schema)
+    key = frozenset(flat.items())
+    if key in passed:
+        return params
     validate(flat, schema, prefix='Invalid query string parameters')
+    if len(passed) >= _MAX_VALID_QUERIES:
+        passed.clear()
+    passed.add(key)
     return params
+
+
+def _valid_queries(schema):
+    """The set of query strings (frozensets of items) found valid against
+    ``schema``, kept beside its validator (see _validator).
+    """
+    _validator(schema)
+    return _VALIDATORS[id(schema)][2]
+
+
+_MAX_VALID_QUERIES = 1024
 
 
 # --- responses ------------------------------------------------------------

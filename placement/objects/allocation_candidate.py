@@ -381,8 +381,7 @@ def _fetch_providers(conn, scope, store, flat=False):
         providers = {row[0]: new(provider, (row[0], row[1], row[3],
                                             row[4] or row[0]))
                      for row in found}
-    keys = [row[:3] for row in found]
-    return providers, provider_state.entries(conn, store, keys), usage
+    return providers, provider_state.entries(conn, store, found), usage
 
 
 def _inventories(entries, usage, class_names):

@@ -64,8 +64,8 @@ class Store:
         return self._interned.setdefault(value, value)
 
     def fresh(self, keys):
-        """The entries of ``keys`` ((id, uuid, generation), ...) that are
-        remembered; the keys that are not, as a list.
+        """The entries of ``keys`` ((id, uuid, generation, ...), ...) that
+        are remembered; the keys that are not, as a list.
         """
         found, missing = {}, []
         entries = self.entries
@@ -96,7 +96,8 @@ def store_for(db):
 
 
 def entries(conn, store, keys):
-    """{provider id: Entry} for ``keys`` ((id, uuid, generation), ...),
+    """{provider id: Entry} for ``keys`` ((id, uuid, generation, ...),
+    ...: rows whose first three fields are those; more are ignored),
     loading what the store lacks in two queries per batch.
 
     The generation in each key must have been read no later than the rows
@@ -131,7 +132,7 @@ def _load(conn, store, keys):
             traits.setdefault(rp_id, set()).add(name)
     empty = frozenset()
     return {
-        rp_id: Entry(rp_uuid, generation,
-                     store.intern(tuple(sorted(inventories.get(rp_id, ())))),
-                     store.intern(frozenset(traits.get(rp_id, empty))))
-        for rp_id, rp_uuid, generation in keys}
+        key[0]: Entry(key[1], key[2],
+                      store.intern(tuple(sorted(inventories.get(key[0], ())))),
+                      store.intern(frozenset(traits.get(key[0], empty))))
+        for key in keys}

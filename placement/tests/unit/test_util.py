@@ -180,3 +180,36 @@ class ExtractJsonOfFoundTest(unittest.TestCase):
         self.assertEqual(409, exc.code)
         self.assertEqual('placement.concurrent_update', exc.placement_code)
         self.assertEqual('kept losing', exc.detail)
+
+
+class ValidateQueryTest(unittest.TestCase):
+    """Query strings that passed a schema are remembered; those that did
+    not are refused every time.
+    """
+
+    SCHEMA = {'type': 'object',
+              'properties': {'limit': {'type': 'string',
+                                       'pattern': '^[1-9][0-9]*$'}},
+              'additionalProperties': False}
+
+    def _validate(self, query):
+        return util.validate_query(
+            webob.Request.blank('/?' + query), self.SCHEMA)
+
+    def test_a_valid_query_is_remembered(self):
+        self.assertEqual({'limit': ['1', '5']},
+                         self._validate('limit=1&limit=5'))
+        self.assertIn(frozenset({('limit', '5')}),
+                      util._valid_queries(self.SCHEMA))
+        self.assertEqual({'limit': ['5']}, self._validate('limit=5'))
+
+    def test_an_invalid_query_is_refused_each_time(self):
+        for _ in range(2):
+            with self.assertRaises(webob.exc.HTTPBadRequest) as caught:
+                self._validate('limit=0')
+            self.assertIn('Invalid query string parameters',
+                          str(caught.exception))
+        with self.assertRaises(webob.exc.HTTPBadRequest):
+            self._validate('other=1')
+        self.assertNotIn(frozenset({('limit', '0')}),
+                         util._valid_queries(self.SCHEMA))
