@@ -58,16 +58,20 @@ class Plan:
 
     def slots_for(self, anchor, per_group, rng=None):
         """The slots of one anchor, in walk order."""
+        # tuple.__new__: the named tuple's own __new__ is a Python call,
+        # and every anchor makes a slot per group.
+        new, slot = tuple.__new__, Slot
         slots = []
         for position, group in enumerate(self.query.groups):
             matches = per_group[position][anchor]
             if group.is_granular:
-                slots.append(Slot(position, group.suffix, group.resources,
-                                  _maybe_shuffled(matches, rng)))
+                slots.append(new(slot, (position, group.suffix,
+                                        group.resources,
+                                        _maybe_shuffled(matches, rng))))
                 continue
             for (rc, amount), choices in zip(group.resources, matches):
-                slots.append(Slot(position, '', ((rc, amount),),
-                                  _maybe_shuffled(choices, rng)))
+                slots.append(new(slot, (position, '', ((rc, amount),),
+                                        _maybe_shuffled(choices, rng))))
         return slots
 
     def _checkpoints(self, slots):
