@@ -289,7 +289,8 @@ def _root_links(binds, table, key_column, ids, root_column, correlated,
     return ~term if negated else term
 
 
-def tree_terms(binds, query, lookups, root_column, correlated=False):
+def tree_terms(binds, query, lookups, root_column, correlated=False,
+               every_root=False):
     """WHERE terms on a root id that every viable tree meets.
 
     root_required is checked on the root itself. Without sharing
@@ -315,9 +316,11 @@ def tree_terms(binds, query, lookups, root_column, correlated=False):
         terms += _forbidden_terms(binds, query, lookups, root_column,
                                   correlated)
     # Trees (not flat, not root by root) must hold each required trait of
-    # every group somewhere: one grouped subquery checks them all at once
-    # (see _tree_has_all).
-    together = not flat and not correlated
+    # every group somewhere: when every root is asked for, one grouped
+    # subquery checks them all at once (see _tree_has_all). Not for a
+    # chunk of roots: grouping reads the links of every tree, where a
+    # term per trait is checked for the chunk's roots alone.
+    together = every_root and not flat and not correlated
     if together:
         required = sorted({trait_ids[n] for group in query.groups
                            for n in group.traits.required})
@@ -398,7 +401,9 @@ def in_scope(binds, query, lookups, roots):
     else:
         binds.mark('trees')
         root = _RP.c.root_provider_id
-    terms = tree_terms(binds, query, lookups, root)
+    every_root = roots.ids is None and roots.low is None and (
+        roots.high is None)
+    terms = tree_terms(binds, query, lookups, root, every_root=every_root)
     chunk = in_roots(binds, roots, root)
     if chunk is not None:
         terms.append(chunk)

@@ -272,21 +272,10 @@ class Alike:
                        for suffix, ranks in self.shape.mappings]))
         return found
 
-    @property
-    def allocations(self):
-        return self.candidate.allocations
-
-    @property
-    def mappings(self):
-        return self.candidate.mappings
-
-    @property
-    def provider_ids(self):
-        return self.candidate.provider_ids
-
-    @property
-    def mapped_ids(self):
-        return self.candidate.mapped_ids
+    allocations = property(lambda self: self.candidate.allocations)
+    mappings = property(lambda self: self.candidate.mappings)
+    provider_ids = property(lambda self: self.candidate.provider_ids)
+    mapped_ids = property(lambda self: self.candidate.mapped_ids)
 
     def used_ids(self, with_mappings=True):
         """The ids of the providers it allocates from (and, with_mappings,

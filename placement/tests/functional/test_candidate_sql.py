@@ -9,7 +9,10 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import allocation_candidate as ac_obj
 from placement.objects import candidate_sql as sql
+from placement.objects import provider_state
+from placement.solver import model
 from placement.tests.functional import test_candidate_memory
 from placement.tests.functional.fixtures import app as app_fixture
 
@@ -95,3 +98,36 @@ class TestUnpacked(unittest.TestCase):
         # A backslash would be read as an escape: never trusted.
         self.assertIsNone(sql._unpacked(1, '[1,"a\\"]', types))
         self.assertIsNone(sql._unpacked(1, '[1,"\\u0041"]', types))
+
+
+class TestTreeTerms(unittest.TestCase):
+    """Which form the required traits of a tree take (no database)."""
+
+    def _trace(self, roots):
+        groups = tuple(
+            model.RequestGroup(suffix=suffix, resources=(('VCPU', 1),),
+                               traits=model.TraitFilter(required=names))
+            for suffix, names in (('_A', frozenset({'T1', 'T2'})),
+                                  ('_B', frozenset({'T3'}))))
+        query = model.CandidateQuery(groups=groups, group_policy='none')
+        lookups = ac_obj._Lookups(
+            {'VCPU': 0}, {0: 'VCPU'}, {'T1': 1, 'T2': 2, 'T3': 3}, {},
+            frozenset(), frozenset(), {}, True, provider_state.Store())
+        binds = sql.Binds()
+        sql.in_scope(binds, query, lookups, roots)
+        return binds.trace
+
+    def test_every_root_checks_all_traits_in_one_grouped_subquery(self):
+        trace = self._trace(ac_obj._Roots())
+        self.assertEqual(1, trace.count('tree_has_all'))
+        self.assertFalse([tag for tag in trace
+                          if tag.startswith('tree_has ')])
+
+    def test_a_chunk_of_roots_checks_each_trait_on_its_own(self):
+        # Grouping would read the links of every tree, whatever the
+        # chunk: a limit would no longer bound the work.
+        trace = self._trace(ac_obj._Roots(low=10, high=20))
+        self.assertNotIn('tree_has_all', trace)
+        self.assertEqual(3, len([tag for tag in trace
+                                 if tag.startswith('tree_has ')]))
+

@@ -382,7 +382,10 @@ class TestPolicyFile(PolicyTestCase):
         self.write('policy.yaml', '"%s": "role:admin"\n' % self.LIST)
         later = time.time() + 5
         os.utime(path, (later, later))
+        # The reader's earlier verdict was remembered, and is forgotten
+        # with the rules it came from.
         self.assertFalse(is_allowed(reader, self.LIST))
+        self.assertEqual(0, len(policy._verdicts_of(enforcer).allowed))
 
     def test_the_manuals_misspelled_reshape_name_still_applies(self):
         path = self.write('policy.yaml',
@@ -460,17 +463,6 @@ class TestRememberedVerdicts(PolicyTestCase):
         self.assertTrue(is_allowed(member, usages, {'project_id': PROJECT}))
         self.assertFalse(is_allowed(member, usages, {'project_id': 'other'}))
         self.assertTrue(is_allowed(member, usages, {'project_id': PROJECT}))
-
-    def test_new_rules_forget_what_was_allowed(self):
-        path = self.write('policy.yaml', '"%s": "role:reader"\n' % self.LIST)
-        conf, enforcer = self.enforcer('secure', path)
-        reader = make_context(conf, enforcer, 'project reader')
-        self.assertTrue(is_allowed(reader, self.LIST))
-        self.write('policy.yaml', '"%s": "!"\n' % self.LIST)
-        later = time.time() + 5
-        os.utime(path, (later, later))
-        self.assertFalse(is_allowed(reader, self.LIST))
-        self.assertEqual(0, len(policy._verdicts_of(enforcer).allowed))
 
     def test_rules_with_a_remote_check_are_always_asked(self):
         # The http: check is never evaluated here (another rule has it),
