@@ -74,12 +74,17 @@ def _check_storable(data):
 
 
 def _validator(schema):
-    """The jsonschema validator of ``schema``, built once per schema object.
+    """The jsonschema validator of ``schema`` (see _schema_entry)."""
+    return _schema_entry(schema)[1]
+
+
+def _schema_entry(schema):
+    """(schema, its jsonschema validator, the query strings that passed
+    it), built once per schema object.
 
     Schemas are module-level constants (one per microversion window), so
     the cache holds a few dozen entries. It keeps the schema too, so that
-    its id cannot be reused by another dict while cached, and the query
-    strings that passed it (validate_query).
+    its id cannot be reused by another dict while cached.
     """
     entry = _VALIDATORS.get(id(schema))
     if entry is None or entry[0] is not schema:
@@ -88,7 +93,7 @@ def _validator(schema):
         validator = jsonschema.validators.validator_for(schema)(
             schema, format_checker=_FORMAT_CHECKER)
         entry = _VALIDATORS[id(schema)] = (schema, validator, set())
-    return entry[1]
+    return entry
 
 
 _VALIDATORS = {}
@@ -217,13 +222,14 @@ def validate_query(req, schema):
 
     Returns {name: [values]} for the handler to parse further.
 
-    Query strings that passed are remembered per schema (up to
-    _MAX_VALID_QUERIES of them): a scheduler sends the same few again and
-    again, and jsonschema takes about 0.1 ms over a candidates query.
+    Query strings that passed are remembered per schema, beside its
+    validator (up to _MAX_VALID_QUERIES of them): a scheduler sends the
+    same few again and again, and jsonschema takes about 0.1 ms over a
+    candidates query.
     """
     params = query_lists(req)
     flat = {key: values[-1] for key, values in params.items()}
-    passed = _valid_queries(schema)
+    passed = _schema_entry(schema)[2]
     key = frozenset(flat.items())
     if key in passed:
         return params
@@ -232,14 +238,6 @@ def validate_query(req, schema):
         passed.clear()
     passed.add(key)
     return params
-
-
-def _valid_queries(schema):
-    """The set of query strings (frozensets of items) found valid against
-    ``schema``, kept beside its validator (see _validator).
-    """
-    _validator(schema)
-    return _VALIDATORS[id(schema)][2]
 
 
 _MAX_VALID_QUERIES = 1024

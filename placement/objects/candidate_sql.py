@@ -225,10 +225,7 @@ def _tree_has(binds, table, key_column, ids, root_column, correlated,
     tag = 'tree_has %s %s' % (table.name, correlated)
     if not correlated:
         return root_column.in_(
-            sa.select(_RP.c.root_provider_id)
-            .select_from(table.join(
-                _RP, _RP.c.id == table.c.resource_provider_id))
-            .where(key_column.in_(binds.ids(ids, tag))))
+            _link_roots(table, key_column, binds.ids(ids, tag)))
     tree = _RP.alias('tree_rp')
     # Scalar subqueries, not EXISTS: MariaDB turns EXISTS into a
     # semi-join that materialises every matching link (O(providers))
@@ -261,11 +258,20 @@ def _tree_has_all(binds, trait_ids, root_column):
     ids = binds.ids(trait_ids, 'tree_has_all')
     count = binds.value(len(trait_ids), 'tree_has_all count')
     return root_column.in_(
-        sa.select(_RP.c.root_provider_id)
-        .select_from(_RPT.join(_RP, _RP.c.id == _RPT.c.resource_provider_id))
-        .where(_RPT.c.trait_id.in_(ids))
+        _link_roots(_RPT, _RPT.c.trait_id, ids)
         .group_by(_RP.c.root_provider_id)
         .having(sa.func.count(sa.distinct(_RPT.c.trait_id)) == count))
+
+
+def _link_roots(table, key_column, ids):
+    """SELECT rp.root_provider_id FROM <links> l
+    JOIN resource_providers rp ON rp.id = l.resource_provider_id
+    WHERE l.<key> IN (<ids>)
+    """
+    return (sa.select(_RP.c.root_provider_id)
+            .select_from(table.join(
+                _RP, _RP.c.id == table.c.resource_provider_id))
+            .where(key_column.in_(ids)))
 
 
 def _root_links(binds, table, key_column, ids, root_column, correlated,
@@ -417,9 +423,9 @@ def in_scope(binds, query, lookups, roots):
 # --- statements over the providers in scope ---------------------------------
 
 PROVIDER_TYPES = (INT, TEXT, INT, INT_OR_NONE, INT_OR_NONE)
-FLAT_PROVIDER_TYPES = PROVIDER_TYPES[:3]
+# state_stmt's rows: a provider's, or a usage row in the same columns.
 STATE_TYPES = PROVIDER_TYPES
-FLAT_STATE_TYPES = (INT, TEXT, INT, INT_OR_NONE)
+FLAT_STATE_TYPES = PROVIDER_TYPES[:4]
 LINK_TYPES = (INT, INT)
 
 
