@@ -19,6 +19,8 @@ RESOURCE_PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
 ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
 QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
 QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
+# 503: no database node could serve the request within the retry budget.
+DATABASE_UNAVAILABLE = 'placement.database.unavailable'
 
 REQUEST_ID_KEY = 'openstack.request_id'
 

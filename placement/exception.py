@@ -163,3 +163,17 @@ class AllocationProviderNotFound(InvalidInput):
     """An allocation names a resource provider that does not exist."""
     msg_fmt = ("Allocation for resource provider '%(uuid)s' that does not "
                "exist.")
+
+
+class DatabaseUnavailable(PlacementException):
+    """No database node could serve the operation within its budget.
+
+    ``retry_after`` is the number of seconds a client should wait.
+    """
+    msg_fmt = ('No database server could serve this request in time; '
+               'please retry later.')
+
+    def __init__(self, message=None, reason='', retry_after=5, **kwargs):
+        super().__init__(message, **kwargs)
+        self.reason = reason
+        self.retry_after = retry_after

@@ -8,6 +8,7 @@ reaches the handler, which answers an ordinary 404.
 """
 import re
 
+from oslo_log import log as logging
 import webob
 import webob.exc
 
@@ -25,6 +26,8 @@ from placement.handlers import usage
 from placement import microversion
 from placement import util
 from placement import wsgi_wrapper
+
+LOG = logging.getLogger(__name__)
 
 ROUTE_DECLARATIONS = {
     '/': {
@@ -227,3 +230,10 @@ class PlacementHandler:
             raise webob.exc.HTTPForbidden(str(exc))
         except exception.InvalidInput as exc:
             raise webob.exc.HTTPBadRequest(str(exc))
+        except exception.ConcurrentUpdateDetected as exc:
+            # A race lost past the retry budget, where the handler had
+            # nothing more specific to say.
+            raise util.concurrent_update(exc)
+        except exception.DatabaseUnavailable as exc:
+            LOG.warning('Answering 503: %s', exc.reason)
+            raise util.database_unavailable(exc)

@@ -171,6 +171,14 @@ def concurrent_update(exc):
                       code=errors.CONCURRENT_UPDATE)
 
 
+def database_unavailable(exc):
+    """503 placement.database.unavailable with Retry-After: no database
+    node could serve the request within the retry budget."""
+    return http_error(webob.exc.HTTPServiceUnavailable, str(exc),
+                      code=errors.DATABASE_UNAVAILABLE,
+                      headers={'Retry-After': str(exc.retry_after)})
+
+
 def generation_conflict():
     """409 placement.concurrent_update: the resource provider generation
     the client sent is not the current one."""

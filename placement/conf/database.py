@@ -69,6 +69,78 @@ OPTS = [
     cfg.IntOpt(
         'pool_timeout',
         help='If set, use this value for pool_timeout with SQLAlchemy.'),
+    cfg.FloatOpt(
+        'retry_budget',
+        default=20.0,
+        min=0,
+        help='Seconds one API operation may spend on attempts that fail '
+             'for a reason a new attempt can cure, before the API gives '
+             'up. Such a failure (a deadlock or Galera certification '
+             'failure, a lock wait timeout, a serialization failure, a '
+             'refused, lost or killed connection, a node that is not '
+             'ready: MySQL errors 1213, 1205, 2003, 2006, 2013, 1927, '
+             '1047, 1053, 1180, PostgreSQL 40001, 40P01 and connection '
+             'errors) rolls the transaction back, discards a broken '
+             'connection and runs the whole operation again on a new '
+             'connection. When the budget runs out on a lost race the '
+             'answer is 409 placement.concurrent_update; when no database '
+             'server could serve the request it is 503 '
+             'placement.database.unavailable with a Retry-After header. '
+             'The driver timeouts below are shortened to what is left of '
+             'the budget, so a frozen server holds a request for about '
+             'this long at most. 0 disables retries.'),
+    cfg.FloatOpt(
+        'retry_backoff',
+        default=0.05,
+        min=0,
+        help='Base of the pause, in seconds, before running an operation '
+             'again after a connection failure: the pause before retry n '
+             'is random between 0 and retry_backoff * 2**n, at most '
+             'retry_backoff_max. Lost races start from a tenth of it.'),
+    cfg.FloatOpt(
+        'retry_backoff_max',
+        default=0.5,
+        min=0,
+        help='Longest pause, in seconds, between two attempts of one '
+             'operation. It bounds how late the API notices that a '
+             'database server is back.'),
+    cfg.IntOpt(
+        'connect_timeout',
+        default=5,
+        min=1,
+        help='Seconds to wait for a new database connection (TCP connect '
+             'and handshake). Passed as connect_timeout to PyMySQL and '
+             'psycopg2; only used with mysql and postgresql URLs.'),
+    cfg.IntOpt(
+        'read_timeout',
+        default=15,
+        min=1,
+        help='Seconds to wait for a MySQL server to answer one statement '
+             '(PyMySQL read_timeout) before the connection is treated as '
+             'lost and the operation retried. Keep it above the time a '
+             'Galera cluster takes to evict a dead node (about 7 s with '
+             'the default evs timeouts), during which the other nodes '
+             'hold commits. On PostgreSQL the TCP keepalive detects a '
+             'dead server after about this long. Only used with mysql and '
+             'postgresql URLs.'),
+    cfg.IntOpt(
+        'write_timeout',
+        default=15,
+        min=1,
+        help='Seconds to wait for a MySQL server to accept a statement '
+             '(PyMySQL write_timeout). Only used with mysql URLs.'),
+    cfg.IntOpt(
+        'mysql_wsrep_sync_wait',
+        default=0,
+        min=0,
+        max=15,
+        help='If not 0, the wsrep_sync_wait session value set on every '
+             'MySQL/MariaDB connection, so that reads wait until the '
+             'Galera node has applied every write the cluster committed '
+             'before them (1: reads, 3: reads, updates and deletes, see '
+             'the Galera documentation). Needed for read-your-writes when '
+             'API hosts use different Galera nodes. Ignored with other '
+             'databases; a server without the variable logs a warning.'),
     cfg.BoolOpt(
         'sync_on_startup',
         default=False,

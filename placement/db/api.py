@@ -12,8 +12,14 @@ per-process connection guard, the connect retries) and with oslo.db's
 exception filters (DBDuplicateEntry, DBDeadlock, DBConnectionError...),
 without importing ``engines``: that module pulls in oslo.db's ORM helpers
 and SQLAlchemy's ORM, some 9 MiB per process that serving never uses.
+
+Every function of the operations layer that opens a transaction or a
+reader is an ``@operation``: the one retry policy (``db.retry``) runs it
+whole again after a failure a new attempt can cure, within the budget of
+``[placement_database] retry_budget``.
 """
 import contextlib
+import contextvars
 import functools
 import itertools
 import logging as std_logging
@@ -27,14 +33,12 @@ from oslo_log import log as logging
 import sqlalchemy as sa
 from sqlalchemy import pool as sa_pool
 
+from placement.db import driver
+from placement.db import retry
 from placement import exception
 
 LOG = logging.getLogger(__name__)
 
-# How often a whole operation is retried after a deadlock or a
-# serialization failure, and the base of the backoff between tries.
-DEADLOCK_RETRIES = 5
-_BACKOFF_SECONDS = 0.01
 # Bytes a GROUP_CONCAT value may hold (MySQL/MariaDB); the answer is still
 # bounded by max_allowed_packet, past which the reader falls back.
 GROUP_CONCAT_MAX_LEN = 1 << 30
@@ -43,9 +47,10 @@ GROUP_CONCAT_MAX_LEN = 1 << 30
 class Database:
     """The writer engine and, when configured, a reader engine."""
 
-    def __init__(self, writer, reader=None):
+    def __init__(self, writer, reader=None, policy=None):
         self.writer = writer
         self.reader = reader or writer
+        self.policy = policy or retry.RetryPolicy()
 
     @property
     def dialect(self):
@@ -55,6 +60,24 @@ class Database:
         self.writer.dispose()
         if self.reader is not self.writer:
             self.reader.dispose()
+
+
+def timeouts_from(conf) -> driver.Timeouts:
+    """The driver timeouts of ``[placement_database]``."""
+    group = conf.placement_database
+    return driver.Timeouts(connect=group.connect_timeout,
+                           read=group.read_timeout,
+                           write=group.write_timeout,
+                           wsrep_sync_wait=group.mysql_wsrep_sync_wait)
+
+
+def policy_from(conf) -> retry.RetryPolicy:
+    """The retry policy of ``[placement_database]``."""
+    group = conf.placement_database
+    return retry.RetryPolicy(budget=group.retry_budget,
+                             backoff=group.retry_backoff,
+                             backoff_max=group.retry_backoff_max,
+                             race_backoff=group.retry_backoff / 10)
 
 
 def _engine(conf, url):
@@ -72,7 +95,7 @@ def _engine(conf, url):
         max_retries=group.max_retries,
         retry_interval=group.retry_interval,
         connection_parameters=group.connection_parameters or None,
-        logging_name='placement')
+        logging_name='placement', timeouts=timeouts_from(conf))
 
 
 def _setup_logging(connection_debug):
@@ -254,8 +277,13 @@ def create_engine(url, mysql_sql_mode=None, connection_recycle_time=3600,
                   connection_debug=0, max_pool_size=None, max_overflow=None,
                   pool_timeout=None, sqlite_synchronous=True,
                   connection_trace=False, max_retries=10, retry_interval=10,
-                  connection_parameters=None, logging_name=None):
-    """A new Engine, as oslo.db's ``engines.create_engine`` makes it."""
+                  connection_parameters=None, logging_name=None,
+                  timeouts=None):
+    """A new Engine, as oslo.db's ``engines.create_engine`` makes it.
+
+    ``timeouts`` (driver.Timeouts) adds the driver timeouts and the
+    wsrep_sync_wait session value; None leaves the driver's defaults.
+    """
     url = sa.engine.make_url(url)
     if connection_parameters:
         url = url.update_query_string(connection_parameters, append=True)
@@ -267,6 +295,9 @@ def create_engine(url, mysql_sql_mode=None, connection_recycle_time=3600,
     _setup_logging(connection_debug)
     _engine_args(url, engine_args, max_pool_size, max_overflow,
                  pool_timeout)
+    if timeouts is not None:
+        engine_args['connect_args'].update(
+            driver.connect_args(url, timeouts))
     engine = sa.create_engine(url, **engine_args)
     _add_process_guards(engine)
     if connection_trace:
@@ -276,6 +307,7 @@ def create_engine(url, mysql_sql_mode=None, connection_recycle_time=3600,
         _add_mysql_events(engine, mysql_sql_mode)
     elif backend == 'sqlite':
         _add_sqlite_events(engine, sqlite_synchronous)
+    driver.add_events(engine, timeouts or driver.Timeouts())
     exc_filters.register_engine(engine)
     if max_retries:
         _test_connection(engine, max_retries, retry_interval)
@@ -297,7 +329,7 @@ def create_database(conf, reader=True):
     reader_engine = None
     if reader and group.slave_connection:
         reader_engine = _engine(conf, group.slave_connection)
-    return Database(writer, reader_engine)
+    return Database(writer, reader_engine, policy_from(conf))
 
 
 def _database(ctx):
@@ -343,16 +375,69 @@ def _data_errors_as_invalid_input():
         ) from exc
 
 
+# The post-condition of the write in flight in this context (a list
+# holding at most one callable), set by ``transaction``.
+_POSTCONDITION = contextvars.ContextVar('placement_db_postcondition',
+                                        default=None)
+
+
+def on_commit_lost(check) -> None:
+    """State how to tell, after a lost COMMIT, whether this write landed.
+
+    Call inside ``transaction``. ``check(conn)`` runs later, in a new
+    transaction on the writer: it returns retry.NOT_LANDED when the
+    write is absent, else the operation's result, which is then its
+    answer. It must recognise this very write (the generation it set
+    and the rows it wrote), not merely a similar one.
+    """
+    holder = _POSTCONDITION.get()
+    if holder is not None:
+        holder[:] = [check]
+
+
+def _commit(conn, trans, holder):
+    try:
+        trans.commit()
+    except Exception as exc:
+        if retry.classify(exc) is retry.Failure.DISCONNECT:
+            raise retry.AmbiguousCommit(
+                exc, holder[0] if holder else None) from exc
+        raise
+
+
 @contextlib.contextmanager
 def transaction(ctx):
     """Yield a Connection in a read-write transaction on the writer.
 
     A value the database cannot store rolls the transaction back and
-    raises exception.InvalidInput (a 400, not a 500).
+    raises exception.InvalidInput (a 400, not a 500). A connection lost
+    during COMMIT raises retry.AmbiguousCommit, which ``operation``
+    resolves with the check given to ``on_commit_lost``.
     """
-    with _data_errors_as_invalid_input():
-        with _database(ctx).writer.begin() as conn:
-            yield conn
+    holder = []
+    token = _POSTCONDITION.set(holder)
+    try:
+        with _data_errors_as_invalid_input():
+            with _database(ctx).writer.connect() as conn:
+                trans = conn.begin()
+                try:
+                    yield conn
+                except BaseException:
+                    _rollback(conn, trans)
+                    raise
+                _commit(conn, trans, holder)
+    finally:
+        _POSTCONDITION.reset(token)
+
+
+def _rollback(conn, trans):
+    try:
+        trans.rollback()
+    except Exception as exc:
+        # The connection broke too; the server ends the transaction.
+        LOG.debug('Rollback failed, discarding the connection: %s', exc)
+        if not conn.invalidated:
+            conn.invalidate()
 
 
 @contextlib.contextmanager
@@ -370,58 +455,38 @@ def reader(ctx):
             yield conn
 
 
-def is_lost_race(exc):
-    """A deadlock or (PostgreSQL) serialization failure: a lost race."""
-    if isinstance(exc, db_exc.DBDeadlock):
-        return True
-    # PostgreSQL serialization failures (REPEATABLE READ / SERIALIZABLE).
-    inner = getattr(exc, 'inner_exception', None) or exc
-    orig = getattr(inner, 'orig', None)
-    return getattr(orig, 'pgcode', None) in ('40001', '40P01')
+def _verifier(db):
+    @contextlib.contextmanager
+    def connect():
+        with db.writer.connect() as conn:
+            conn.begin()
+            yield conn
+
+    def verify(check):
+        return retry.verify_with(db.policy, connect, check)
+    return verify
 
 
-def retry_on_deadlock(func):
-    """Retry a whole operation (its own fresh transaction) on deadlock."""
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        for attempt in range(DEADLOCK_RETRIES + 1):
-            try:
-                return func(*args, **kwargs)
-            except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-                if attempt == DEADLOCK_RETRIES or not is_lost_race(exc):
-                    raise
-                LOG.debug('Retrying %s after %s', func.__name__, exc)
-                time.sleep(_BACKOFF_SECONDS * (2 ** attempt))
-    return wrapper
+def operation(func=None, *, on_duplicate=None):
+    """Run ``func(ctx, ...)`` under the retry policy of ``ctx``'s database.
 
-
-def _races_as_conflict(func, duplicates):
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except db_exc.DBDuplicateEntry:
-            if not duplicates:
-                raise
-            raise exception.ConcurrentUpdateDetected()
-        except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-            if is_lost_race(exc):
-                raise exception.ConcurrentUpdateDetected()
-            raise
-    return wrapper
-
-
-def race_as_conflict(func):
-    """Report a deadlock or serialization failure that outlived
-    ``retry_on_deadlock`` as ConcurrentUpdateDetected (a lost race the
-    client re-reads and retries), never as a 500.
+    Every operation that opens a ``transaction`` or a ``reader`` carries
+    this decorator: a deadlock, certification failure, lock wait
+    timeout, serialization failure, lost or refused connection or a node
+    that is not ready runs the whole function again in a new
+    transaction, with jittered backoff, until the budget ends (then 409
+    ConcurrentUpdateDetected for races, DatabaseUnavailable otherwise).
+    ``on_duplicate`` as for ``retry.run``: None, 'conflict' or 'retry'
+    (for operations that create rows on demand). Nested operations run
+    inside the outermost one's attempt.
     """
-    return _races_as_conflict(func, duplicates=False)
-
-
-def race_or_duplicate_as_conflict(func):
-    """Like ``race_as_conflict``; a duplicate key (another writer inserted
-    the same row first) is ConcurrentUpdateDetected too.
-    """
-    return _races_as_conflict(func, duplicates=True)
-
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(ctx, *args, **kwargs):
+            db = _database(ctx)
+            return retry.run(db.policy, func, (ctx,) + args, kwargs,
+                             on_duplicate=on_duplicate,
+                             verify=_verifier(db))
+        wrapper.is_operation = True
+        return wrapper
+    return decorate if func is None else decorate(func)

@@ -6,10 +6,8 @@ deleted. Queries take ``conn`` first; ``get_aggregates`` and
 ``set_aggregates`` each open one transaction. No WebOb here.
 """
 import dataclasses
-import functools
 import typing
 
-from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement.db import api as db_api
@@ -100,6 +98,7 @@ def replace_provider_aggregates(conn, provider_id, uuids) -> None:
                        set(wanted.values()))
 
 
+@db_api.operation
 def get_aggregates(ctx, provider_uuid: str) -> ProviderAggregates:
     """The aggregates of a provider; raise ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
@@ -109,24 +108,7 @@ def get_aggregates(ctx, provider_uuid: str) -> ProviderAggregates:
             provider.generation)
 
 
-def _retry_on_new_aggregate_race(func):
-    """Retry once more when two writers created the same new aggregate:
-    the loser's whole transaction rolled back, so a rerun is safe.
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        for attempt in range(3):
-            try:
-                return func(*args, **kwargs)
-            except db_exc.DBDuplicateEntry:
-                if attempt == 2:
-                    raise
-    return wrapper
-
-
-@db_api.race_as_conflict
-@_retry_on_new_aggregate_race
-@db_api.retry_on_deadlock
+@db_api.operation(on_duplicate='retry')
 def set_aggregates(ctx, provider_uuid: str, uuids,
                    seen_generation: typing.Optional[int] = None
                    ) -> ProviderAggregates:

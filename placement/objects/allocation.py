@@ -24,7 +24,6 @@ import random
 import time
 import typing
 
-from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement.db import api as db_api
@@ -34,10 +33,6 @@ from placement.objects import _sql
 from placement.objects import consumer as consumer_obj
 from placement.objects import resource_provider
 from placement.solver import model
-
-# Retries of a whole write after a unique-key race on a created-on-demand
-# row (consumer, project, user, consumer type).
-_DUPLICATE_RETRIES = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,6 +147,7 @@ def _allocation_from_row(row) -> Allocation:
         used=row.used, created_at=row.created_at)
 
 
+@db_api.operation
 def get_for_consumer(ctx, consumer_uuid: str) -> ConsumerAllocations:
     """The consumer (None if unknown) and its allocations. Read-only."""
     a = models.allocations
@@ -164,6 +160,7 @@ def get_for_consumer(ctx, consumer_uuid: str) -> ConsumerAllocations:
                                allocations=allocations)
 
 
+@db_api.operation
 def get_for_provider(ctx, provider_uuid: str) -> ProviderAllocations:
     """A provider's allocations and their consumers' generations.
 
@@ -199,35 +196,19 @@ def replace_allocations(ctx, requests: typing.Sequence[AllocationRequest],
     """
     for attempt in range(retries + 1):
         try:
-            return _with_duplicate_retry(ctx, requests)
+            return _attempt(ctx, requests)
         except exception.ResourceProviderGenerationConflict:
             if attempt == retries:
                 raise
-        except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-            # Deadlocks and serialization failures that outlived
-            # retry_on_deadlock are lost races too: never a 500.
-            if not db_api.is_lost_race(exc):
-                raise
-            if attempt == retries:
-                raise exception.ResourceProviderGenerationConflict()
         # Spread the losers out a little before they read again.
         time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
 
 
-def _with_duplicate_retry(ctx, requests):
-    for attempt in range(_DUPLICATE_RETRIES + 1):
-        try:
-            return _attempt(ctx, requests)
-        except db_exc.DBDuplicateEntry:
-            # Another writer created the same consumer, project, user or
-            # type first; the next attempt finds it. Still colliding after
-            # that (e.g. two spellings MySQL's collation sees as one
-            # consumer uuid) is a conflict, not a server error.
-            if attempt == _DUPLICATE_RETRIES:
-                raise exception.ConcurrentUpdateDetected()
-
-
-@db_api.retry_on_deadlock
+# A duplicate key means another writer created the same consumer,
+# project, user or type first: the next attempt finds it. Still colliding
+# after the retries (e.g. two spellings MySQL's collation sees as one
+# consumer uuid) is a conflict, not a server error.
+@db_api.operation(on_duplicate='retry')
 def _attempt(ctx, requests):
     with db_api.transaction(ctx) as conn:
         write_allocations(conn, requests)
@@ -503,6 +484,7 @@ def _replace_rows(conn, old_rows, requests, providers, class_ids) -> None:
         conn.execute(a.insert(), values)
 
 
+@db_api.operation
 def delete_for_consumer(ctx, consumer_uuid: str) -> None:
     """Remove every allocation of a consumer and the consumer itself.
 

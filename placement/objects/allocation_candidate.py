@@ -89,6 +89,7 @@ class _Roots:
     ids: typing.Optional[typing.Tuple[int, ...]] = None
 
 
+@db_api.operation
 def list_candidates(ctx, query: model.CandidateQuery,
                     options: model.SolverOptions,
                     summary_classes_all: bool = True,

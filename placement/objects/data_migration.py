@@ -23,6 +23,7 @@ def _orphan_allocations():
     return _ALLOC.outerjoin(_CONSUMER, _ALLOC.c.consumer_id == _CONSUMER.c.uuid)
 
 
+@db_api.operation
 def count_missing_root_provider_ids(db) -> int:
     """How many providers have no root_provider_id."""
     with db_api.reader(db) as conn:
@@ -31,6 +32,7 @@ def count_missing_root_provider_ids(db) -> int:
             .where(_RP.c.root_provider_id.is_(None))).scalar()
 
 
+@db_api.operation
 def count_incomplete_consumers(db) -> int:
     """How many distinct allocation consumers have no consumers row."""
     with db_api.reader(db) as conn:
@@ -81,6 +83,7 @@ def _set_roots(conn, rows):
     return done
 
 
+@db_api.operation
 def set_root_provider_ids(db, batch_size: int):
     """Give up to ``batch_size`` root-less providers their root id."""
     with db_api.transaction(db) as conn:
@@ -104,6 +107,7 @@ def _ensure_external_id(conn, table, external_id):
     return conn.execute(query).scalar()
 
 
+@db_api.operation
 def create_incomplete_consumers(db, batch_size: int, project_external_id,
                                 user_external_id):
     """Create consumers rows for up to ``batch_size`` consumer uuids that

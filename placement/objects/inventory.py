@@ -205,6 +205,7 @@ def _lock_provider(conn, provider_uuid, seen_generation=None):
     return provider, generation
 
 
+@db_api.operation
 def get_inventories(ctx, provider_uuid):
     """(Provider, {class name: Inventory}); ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
@@ -221,8 +222,7 @@ def get_inventory(ctx, provider_uuid, resource_class):
     return provider, inventories[resource_class]
 
 
-@db_api.race_or_duplicate_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation(on_duplicate='conflict')
 def set_inventories(ctx, provider_uuid, seen_generation, inventories,
                     allow_reserved_equal_total=True):
     """Replace a provider's whole inventory; one transaction, one bump.
@@ -253,8 +253,7 @@ def _write_one(conn, provider, current, inventory,
     return fetch_inventories(conn, provider.id)[name]
 
 
-@db_api.race_or_duplicate_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation(on_duplicate='conflict')
 def add_inventory(ctx, provider_uuid, inventory,
                   allow_reserved_equal_total=True):
     """Add one class to a provider's inventory; (generation, Inventory).
@@ -273,8 +272,7 @@ def add_inventory(ctx, provider_uuid, inventory,
                                       allow_reserved_equal_total)
 
 
-@db_api.race_or_duplicate_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation(on_duplicate='conflict')
 def update_inventory(ctx, provider_uuid, seen_generation, inventory,
                      allow_reserved_equal_total=True):
     """Replace one existing class's inventory; (generation, Inventory).
@@ -296,8 +294,7 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
                                       allow_reserved_equal_total)
 
 
-@db_api.race_or_duplicate_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation(on_duplicate='conflict')
 def delete_inventory(ctx, provider_uuid, resource_class):
     """Remove one class from a provider's inventory; bump the generation.
 
@@ -313,8 +310,7 @@ def delete_inventory(ctx, provider_uuid, resource_class):
         replace_inventories(conn, provider, current, True)
 
 
-@db_api.race_or_duplicate_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation(on_duplicate='conflict')
 def delete_inventories(ctx, provider_uuid):
     """Remove every inventory of a provider; bump the generation.
 

@@ -82,6 +82,7 @@ def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids):
     return stmt.order_by(rp.c.id)
 
 
+@db_api.operation
 def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[rp_obj.Provider]:
     """Providers matching every filter, by id.
 

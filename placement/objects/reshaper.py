@@ -33,7 +33,6 @@ class InventoryChange:
     inventories: typing.Dict[str, inv_obj.Inventory]
 
 
-@db_api.race_or_duplicate_as_conflict
 def reshape(ctx, changes: typing.Sequence[InventoryChange],
             requests: typing.Sequence[allocation_obj.AllocationRequest],
             allow_reserved_equal_total: bool = True) -> None:
@@ -50,7 +49,7 @@ def reshape(ctx, changes: typing.Sequence[InventoryChange],
     _reshape(ctx, changes, requests, allow_reserved_equal_total)
 
 
-@db_api.retry_on_deadlock
+@db_api.operation(on_duplicate='conflict')
 def _reshape(ctx, changes, requests, allow_reserved_equal_total):
     changes = sorted(changes, key=lambda change: change.provider_uuid)
     with db_api.transaction(ctx) as conn:

@@ -6,12 +6,8 @@ upwards, computed as max + 1 inside the creating transaction.
 """
 import dataclasses
 import datetime
-import functools
-import random
-import time
 import typing
 
-from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement.db import api as db_api
@@ -103,45 +99,16 @@ def _is_in_use(conn, rc_id):
     return False
 
 
-def _is_id_collision(exc):
-    return (isinstance(exc, db_exc.DBDuplicateEntry)
-            or db_api.is_lost_race(exc))
 
 
-def _retry_on_duplicate(func):
-    """Retry the whole operation when two writers picked the same id.
-
-    Two writers reading the same max(id) collide as a duplicate key or,
-    under PostgreSQL's SERIALIZABLE, as a serialization failure that
-    outlived ``retry_on_deadlock``. The retry looks again: a duplicate
-    *name* then shows up as ResourceClassExists (or as 'already there'
-    for ensure).
-    """
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        for attempt in range(_ID_RETRIES):
-            try:
-                return func(*args, **kwargs)
-            except (db_exc.DBError, sa.exc.DBAPIError) as exc:
-                if not _is_id_collision(exc):
-                    raise
-                if attempt == _ID_RETRIES - 1:
-                    raise exception.ConcurrentUpdateDetected()
-                # Random, growing pauses so that the writers that collided
-                # do not collide again on the next max + 1.
-                time.sleep(random.uniform(0, 0.005 * 2 ** min(attempt, 6)))
-    return wrapper
-
-
-_ID_RETRIES = 20
-
-
+@db_api.operation
 def list_resource_classes(ctx) -> list:
     """Every resource class, standard and custom."""
     with db_api.reader(ctx) as conn:
         return fetch_all(conn)
 
 
+@db_api.operation
 def get_by_name(ctx, name) -> ResourceClass:
     """One class by name; raise ResourceClassNotFound."""
     with db_api.reader(ctx) as conn:
@@ -156,8 +123,10 @@ def _insert(conn, name):
     return ResourceClass(id=rc_id, name=name, created_at=now)
 
 
-@_retry_on_duplicate
-@db_api.retry_on_deadlock
+# Two writers reading the same max(id) collide on a duplicate key: the
+# retry looks again, and a duplicate *name* then shows up as
+# ResourceClassExists (or as 'already there' for ensure).
+@db_api.operation(on_duplicate='retry')
 def create(ctx, name) -> ResourceClass:
     """Create custom class ``name``; raise ResourceClassExists."""
     with db_api.transaction(ctx) as conn:
@@ -166,8 +135,10 @@ def create(ctx, name) -> ResourceClass:
         return _insert(conn, name)
 
 
-@_retry_on_duplicate
-@db_api.retry_on_deadlock
+# Two writers reading the same max(id) collide on a duplicate key: the
+# retry looks again, and a duplicate *name* then shows up as
+# ResourceClassExists (or as 'already there' for ensure).
+@db_api.operation(on_duplicate='retry')
 def ensure(ctx, name) -> bool:
     """Create custom class ``name`` unless present; True when created."""
     with db_api.transaction(ctx) as conn:
@@ -183,8 +154,10 @@ def _exists(conn, name):
                         ).first() is not None
 
 
-@_retry_on_duplicate
-@db_api.retry_on_deadlock
+# Two writers reading the same max(id) collide on a duplicate key: the
+# retry looks again, and a duplicate *name* then shows up as
+# ResourceClassExists (or as 'already there' for ensure).
+@db_api.operation(on_duplicate='retry')
 def rename(ctx, name, new_name) -> ResourceClass:
     """Rename a custom class (the 1.2 - 1.6 API); return it renamed.
 
@@ -207,7 +180,7 @@ def rename(ctx, name, new_name) -> ResourceClass:
         return dataclasses.replace(current, name=new_name, updated_at=now)
 
 
-@db_api.retry_on_deadlock
+@db_api.operation
 def delete(ctx, name) -> None:
     """Delete a custom class nothing uses.
 

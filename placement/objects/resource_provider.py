@@ -185,8 +185,7 @@ def _insert_provider(conn, uuid, name, parent):
     return provider_id
 
 
-@db_api.race_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation
 def create_provider(ctx, uuid: str, name: str,
                     parent_uuid: typing.Optional[str] = None) -> Provider:
     """Create a provider (generation 0) under ``parent_uuid`` or as a root.
@@ -226,6 +225,7 @@ def _fetch_parent(conn, parent_uuid):
 
 # --- read -----------------------------------------------------------------
 
+@db_api.operation
 def get_provider(ctx, uuid: str) -> Provider:
     """The provider with ``uuid``; raise ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
@@ -337,8 +337,7 @@ def _reparent(conn, uuid, parent_uuid, allow_reparenting):
         _move(conn, me, parent)
 
 
-@db_api.race_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation
 def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
                     allow_reparenting: bool = False) -> Provider:
     """Rename and/or (re-/un-)parent a provider; the generation stays.
@@ -370,8 +369,7 @@ def _has_rows(conn, column, value):
                         .limit(1)).first() is not None
 
 
-@db_api.race_as_conflict
-@db_api.retry_on_deadlock
+@db_api.operation
 def delete_provider(ctx, uuid: str) -> None:
     """Delete a leaf provider without allocations, with its inventories
     and its trait and aggregate links (the aggregates stay).

@@ -57,6 +57,7 @@ def _is_sqlite_busy(exc):
     return 'database is locked' in str(exc)
 
 
+@db_api.operation
 def _run_step(db, step, last_attempt):
     """One try of ``step``; False when another worker got in the way."""
     try:

@@ -103,6 +103,7 @@ def select_traits_stmt(tfilter):
     return stmt.order_by(trait.c.name)
 
 
+@db_api.operation
 def list_traits(ctx, tfilter: TraitListFilter) -> typing.List[Trait]:
     """Traits matching the filter, by name."""
     with db_api.reader(ctx) as conn:
@@ -120,12 +121,14 @@ def fetch_trait(conn, name) -> Trait:
     return _trait_from_row(row)
 
 
+@db_api.operation
 def get_trait(ctx, name: str) -> Trait:
     """The trait called ``name``; raise TraitNotFound."""
     with db_api.reader(ctx) as conn:
         return fetch_trait(conn, name)
 
 
+@db_api.operation
 def create_trait(ctx, name: str) -> typing.Tuple[Trait, bool]:
     """Create a custom trait unless it exists; (trait, created).
 
@@ -144,7 +147,7 @@ def create_trait(ctx, name: str) -> typing.Tuple[Trait, bool]:
         return get_trait(ctx, name), False
 
 
-@db_api.retry_on_deadlock
+@db_api.operation
 def delete_trait(ctx, name: str) -> None:
     """Delete a custom trait no provider has.
 
@@ -181,6 +184,7 @@ def fetch_provider_traits(conn, provider_id) -> typing.List[Trait]:
     return [_trait_from_row(row) for row in rows]
 
 
+@db_api.operation
 def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
     """The traits of a provider; raise ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
@@ -201,8 +205,6 @@ def replace_provider_traits(conn, provider_id, current, wanted) -> None:
                        provider_id, current, wanted)
 
 
-@db_api.race_as_conflict
-@db_api.retry_on_deadlock
 def set_provider_traits(ctx, provider_uuid: str, names,
                         seen_generation: typing.Optional[int]
                         ) -> ProviderTraits:
@@ -222,6 +224,7 @@ def set_provider_traits(ctx, provider_uuid: str, names,
         raise exception.TraitNotFound(names=', '.join(sorted(set(names))))
 
 
+@db_api.operation
 def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
     with db_api.transaction(ctx) as conn:
         provider = rp_obj.fetch_locked_provider(conn, provider_uuid,

@@ -44,6 +44,7 @@ def select_provider_usages_stmt(provider_id):
     ).where(inv.c.resource_provider_id == provider_id).group_by(rc.c.name)
 
 
+@db_api.operation
 def get_provider_usages(ctx, provider_uuid):
     """(Provider, {class name: used}); ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
@@ -150,6 +151,7 @@ def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
     return {type_name: dict(values) for type_name, values in groups.items()}
 
 
+@db_api.operation
 def get_project_usages(ctx, project_id, user_id=None, consumer_type=None,
                        group_by_type=False) -> typing.Dict:
     """The usage report of a project (and user); see ``group_usages``.

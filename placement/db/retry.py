@@ -1,0 +1,275 @@
+"""The one retry policy of every database operation.
+
+Which failures are worth running an operation again, decided from the
+driver's error (``classify``), and the loop that reruns a whole operation
+within a time budget with jittered backoff (``run``). Pure policy: the
+engine, the transactions and the operations live in ``db.api`` and
+``objects``; nothing here opens a connection.
+
+A failure is retried only when it happened before COMMIT, so the attempt
+left nothing behind. A connection lost *during* COMMIT is ambiguous (the
+write may have landed): ``db.api.transaction`` raises AmbiguousCommit
+for it, and ``run`` asks the operation's own post-condition whether its
+write is there before it retries.
+"""
+import contextvars
+import dataclasses
+import enum
+import random
+import time
+import typing
+
+from oslo_db import exception as db_exc
+from oslo_log import log as logging
+import sqlalchemy as sa
+
+from placement import exception
+
+LOG = logging.getLogger(__name__)
+
+
+class Failure(enum.Enum):
+    """Why an attempt failed, for the failures a rerun can cure."""
+    # Deadlock, Galera certification failure, lock wait timeout,
+    # serialization failure: another writer won; run again.
+    RACE = 'lost race'
+    # The connection was refused, lost or killed: run again on a new one.
+    DISCONNECT = 'lost connection'
+    # The node is up but cannot serve (Galera joining or not in the
+    # primary component, server shutting down): run again elsewhere.
+    NOT_READY = 'node not ready'
+    # A unique key taken by a concurrent creator of the same row; only
+    # retried by operations that create rows on demand.
+    DUPLICATE = 'duplicate key'
+
+
+# MySQL / MariaDB error numbers (server and client side).
+MYSQL_ERRORS = {
+    1205: Failure.RACE,          # Lock wait timeout exceeded
+    1213: Failure.RACE,          # Deadlock; Galera certification failure
+    1040: Failure.NOT_READY,     # Too many connections
+    1047: Failure.NOT_READY,     # WSREP has not yet prepared node
+    1053: Failure.NOT_READY,     # Server shutdown in progress
+    1180: Failure.NOT_READY,     # Got error during COMMIT (non-primary)
+    1927: Failure.DISCONNECT,    # Connection was killed
+    2002: Failure.DISCONNECT,    # Can't connect through socket
+    2003: Failure.DISCONNECT,    # Can't connect to server
+    2006: Failure.DISCONNECT,    # Server has gone away
+    2013: Failure.DISCONNECT,    # Lost connection during query
+    2014: Failure.DISCONNECT,    # Commands out of sync
+    2055: Failure.DISCONNECT,    # Lost connection (system error)
+    4031: Failure.DISCONNECT,    # Disconnected for inactivity
+}
+
+# PostgreSQL SQLSTATEs: exact codes first, then classes.
+POSTGRESQL_ERRORS = {
+    '40001': Failure.RACE,       # serialization_failure
+    '40P01': Failure.RACE,       # deadlock_detected
+    '55P03': Failure.RACE,       # lock_not_available
+    '57P01': Failure.DISCONNECT,  # admin_shutdown
+    '57P02': Failure.DISCONNECT,  # crash_shutdown
+    '57P03': Failure.NOT_READY,  # cannot_connect_now (starting up)
+    '08': Failure.DISCONNECT,    # connection_exception (class)
+}
+
+# Codes that mean "this connection should not be used again" although
+# the driver does not call them a disconnect.
+NOT_READY_MYSQL_CODES = frozenset(
+    code for code, failure in MYSQL_ERRORS.items()
+    if failure is Failure.NOT_READY)
+
+
+def _driver_error(exc):
+    """The DB-API exception under oslo.db's and SQLAlchemy's wrappers."""
+    inner = getattr(exc, 'inner_exception', None) or exc
+    return getattr(inner, 'orig', None) or inner
+
+
+def mysql_code(error) -> typing.Optional[int]:
+    """The MySQL error number of a DB-API error, or None."""
+    args = getattr(error, 'args', ())
+    if args and isinstance(args[0], int):
+        return args[0]
+    return None
+
+
+def _postgresql_failure(error):
+    pgcode = getattr(error, 'pgcode', None) or getattr(error, 'sqlstate',
+                                                       None)
+    if not pgcode:
+        return None
+    return POSTGRESQL_ERRORS.get(pgcode, POSTGRESQL_ERRORS.get(pgcode[:2]))
+
+
+def classify(exc: BaseException) -> typing.Optional[Failure]:
+    """The Failure ``exc`` stands for, or None when a rerun cannot help."""
+    if isinstance(exc, db_exc.DBDuplicateEntry):
+        return Failure.DUPLICATE
+    if isinstance(exc, db_exc.DBDeadlock):
+        return Failure.RACE
+    if not isinstance(exc, (db_exc.DBError, sa.exc.DBAPIError)):
+        return None
+    error = _driver_error(exc)
+    code = mysql_code(error)
+    if code in MYSQL_ERRORS:
+        return MYSQL_ERRORS[code]
+    failure = _postgresql_failure(error)
+    if failure is not None:
+        return failure
+    if isinstance(exc, db_exc.DBConnectionError):
+        return Failure.DISCONNECT
+    inner = getattr(exc, 'inner_exception', None) or exc
+    if getattr(inner, 'connection_invalidated', False):
+        return Failure.DISCONNECT
+    return None
+
+
+class AmbiguousCommit(Exception):
+    """The connection was lost while COMMIT was in flight.
+
+    ``check`` is the operation's post-condition (see
+    ``db.api.on_commit_lost``) or None when it stated none.
+    """
+
+    def __init__(self, cause, check=None):
+        super().__init__('connection lost during COMMIT: %s' % cause)
+        self.cause = cause
+        self.check = check
+
+
+# A post-condition returns this when the operation's write is absent.
+NOT_LANDED = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class RetryPolicy:
+    """How long and how often an operation is run again.
+
+    ``budget`` bounds the time from the first attempt to the last retry's
+    start, in seconds; the driver timeouts are cut to what is left of it.
+    Backoff before retry n is uniform in [0, min(cap, base * 2**n)].
+    """
+    budget: float = 20.0
+    backoff: float = 0.05
+    backoff_max: float = 0.5
+    race_backoff: float = 0.005
+    duplicate_retries: int = 20
+    retry_after: int = 5
+
+
+# The monotonic deadline of the operation running in this context.
+DEADLINE = contextvars.ContextVar('placement_db_deadline', default=None)
+
+
+def remaining() -> typing.Optional[float]:
+    """Seconds left in the current operation's budget, or None outside."""
+    deadline = DEADLINE.get()
+    if deadline is None:
+        return None
+    return max(deadline - time.monotonic(), 0.0)
+
+
+def _delay(policy, failure, attempt):
+    base = policy.race_backoff if failure in (
+        Failure.RACE, Failure.DUPLICATE) else policy.backoff
+    return random.uniform(0, min(policy.backoff_max, base * 2 ** attempt))
+
+
+def give_up(policy: RetryPolicy, failure: Failure, cause) -> Exception:
+    """The exception an operation ends with when its retries ran out."""
+    if failure in (Failure.RACE, Failure.DUPLICATE):
+        # A race lost again and again is still a race: 409, re-read.
+        return exception.ConcurrentUpdateDetected()
+    return exception.DatabaseUnavailable(
+        reason='%s: %s' % (failure.value, _driver_error(cause)),
+        retry_after=policy.retry_after)
+
+
+@dataclasses.dataclass
+class _Attempts:
+    policy: RetryPolicy
+    on_duplicate: typing.Optional[str]
+    deadline: float
+    count: int = 0
+    duplicates: int = 0
+
+    def pause_or_give_up(self, failure, cause):
+        """Sleep before the next attempt, or raise the final error."""
+        if failure is Failure.DUPLICATE:
+            self.duplicates += 1
+            if self.on_duplicate != 'retry':
+                if self.on_duplicate == 'conflict':
+                    raise exception.ConcurrentUpdateDetected() from cause
+                raise cause
+            if self.duplicates > self.policy.duplicate_retries:
+                raise give_up(self.policy, failure, cause) from cause
+        delay = _delay(self.policy, failure, self.count)
+        if time.monotonic() + delay >= self.deadline:
+            raise give_up(self.policy, failure, cause) from cause
+        LOG.info('Database operation failed (%s: %s); attempt %d in '
+                 '%.3f s', failure.value, _driver_error(cause),
+                 self.count + 2, delay)
+        time.sleep(delay)
+        self.count += 1
+
+
+def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
+        verify=None):
+    """Call ``func(*args, **kwargs)`` until it succeeds or the budget ends.
+
+    ``verify(check)`` resolves an AmbiguousCommit: it runs the
+    post-condition on a fresh connection and returns its answer
+    (NOT_LANDED or the operation's result). ``on_duplicate``: None lets a
+    DBDuplicateEntry through, 'conflict' makes it
+    ConcurrentUpdateDetected, 'retry' runs the operation again.
+    """
+    if DEADLINE.get() is not None:
+        # Nested in another operation: the outermost one retries.
+        return func(*args, **kwargs)
+    attempts = _Attempts(policy, on_duplicate,
+                         time.monotonic() + policy.budget)
+    token = DEADLINE.set(attempts.deadline)
+    try:
+        while True:
+            try:
+                return func(*args, **kwargs)
+            except AmbiguousCommit as exc:
+                outcome = _resolve(exc, verify)
+                if outcome is not NOT_LANDED:
+                    return outcome
+                failure, cause = Failure.DISCONNECT, exc.cause
+            except Exception as exc:
+                failure, cause = classify(exc), exc
+                if failure is None:
+                    raise
+            attempts.pause_or_give_up(failure, cause)
+    finally:
+        DEADLINE.reset(token)
+
+
+def verify_with(policy: RetryPolicy, connect, check):
+    """``check(conn)`` on a fresh connection from ``connect()``, retried
+    (connection failures only) within what is left of the budget.
+    """
+    deadline = DEADLINE.get() or time.monotonic() + policy.budget
+    attempts = _Attempts(policy, None, deadline)
+    while True:
+        try:
+            with connect() as conn:
+                return check(conn)
+        except Exception as exc:
+            failure = classify(exc)
+            if failure is None or failure is Failure.DUPLICATE:
+                raise
+            attempts.pause_or_give_up(failure, exc)
+
+
+def _resolve(exc, verify):
+    if exc.check is None or verify is None:
+        LOG.warning('COMMIT outcome unknown and the operation states no '
+                    'post-condition; running it again: %s', exc.cause)
+        return NOT_LANDED
+    outcome = verify(exc.check)
+    LOG.info('COMMIT outcome unknown (%s); the write %s', exc.cause,
+             'is absent: retrying' if outcome is NOT_LANDED else 'landed')
+    return outcome
