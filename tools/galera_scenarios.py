@@ -5,7 +5,7 @@
         [--service ours|upstream] [SCENARIO ...]
 
 Starts a three-node Galera cluster (placement/tests/functional/fixtures/
-galera.py) on --base-port .. +64, then runs each named scenario (all by
+galera.py) on --base-port .. +18, then runs each named scenario (all by
 default; see galera_scenarios.SCENARIOS) on a fresh database and prints
 its figures and the broken promises, if any.
 
@@ -87,7 +87,7 @@ def main():
     parser.add_argument('scenarios', nargs='*',
                         default=list(galera_scenarios.SCENARIOS))
     args = parser.parse_args()
-    ports = [args.base_port + 50 + index for index in range(4)]
+    ports = [args.base_port + galera.PORTS + index for index in range(4)]
     factory = galera_scenarios.uwsgi_factory
     if args.service == 'upstream':
         def factory(name, port, url, options):

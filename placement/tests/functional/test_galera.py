@@ -13,7 +13,7 @@ serve, and behind HAProxy no error at all.
 Skipped when mariadbd, galera-4, rsync, haproxy or uwsgi is missing,
 unless PLACEMENT_TEST_REQUIRE_BACKENDS is set (as .ci/run does): then it
 fails. PLACEMENT_TEST_GALERA_PORT moves the block of ports used (base to
-base + 64; default 18200). With PLACEMENT_TEST_GALERA_REPORT naming a
+base + 18; default 18200). With PLACEMENT_TEST_GALERA_REPORT naming a
 file, each scenario's figures are appended to it.
 """
 import json
@@ -29,7 +29,7 @@ from placement.tests.functional.fixtures import galera_load
 from placement.tests.functional.fixtures import galera_scenarios
 
 BASE_PORT = int(os.environ.get('PLACEMENT_TEST_GALERA_PORT', '18200'))
-API_PORTS = [BASE_PORT + 50 + index for index in range(4)]
+API_PORTS = [BASE_PORT + galera.PORTS + index for index in range(4)]
 
 
 def _missing():
