@@ -10,8 +10,9 @@ default; see galera_scenarios.SCENARIOS) on a fresh database and prints
 its figures and the broken promises, if any.
 
 --service upstream runs the same load against the upstream release
-(/work/shared/tools/upstream-server, one per API host, its TMPDIR under
-/tmp/galera-cluster-up-N) instead of placement under uwsgi; its
+(/work/shared/tools/upstream-server, one per API host, its TMPDIR and
+working directory /tmp/galera-cluster-up-PORT: run from the project's
+checkout it would import this project's ``placement``) instead of placement under uwsgi; its
 --workers is --upstream-workers (default 2).
 """
 import argparse
@@ -48,7 +49,8 @@ class Upstream:
         subprocess.run([UPSTREAM, '--port', str(self.port), '--db',
                         self.url.replace('?charset=utf8', ''),
                         '--workers', str(self.workers)],
-                       env=env, check=True, stdin=subprocess.DEVNULL)
+                       env=env, check=True, stdin=subprocess.DEVNULL,
+                       cwd=self.tmp)
 
     def wait(self, timeout=120):
         deadline = time.monotonic() + timeout
@@ -63,7 +65,7 @@ class Upstream:
     def stop(self):
         env = dict(os.environ, TMPDIR=self.tmp)
         subprocess.run([UPSTREAM, '--stop'], env=env,
-                       stdin=subprocess.DEVNULL)
+                       stdin=subprocess.DEVNULL, cwd=self.tmp)
 
 
 def _database(cluster, service):
