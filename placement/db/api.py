@@ -375,6 +375,9 @@ def _data_errors_as_invalid_input():
         ) from exc
 
 
+# What a post-condition returns when the write it checks is absent.
+NOT_LANDED = retry.NOT_LANDED
+
 # The post-condition of the write in flight in this context (a list
 # holding at most one callable), set by ``transaction``.
 _POSTCONDITION = contextvars.ContextVar('placement_db_postcondition',
