@@ -19,7 +19,6 @@ import sqlalchemy as sa
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import consumer as consumer_obj
-from placement.objects import resource_provider as rp_obj
 
 NOT_LANDED = db_api.NOT_LANDED
 
@@ -86,16 +85,35 @@ def expect_consumer_gone(consumer_uuid: str,
 
 def expect_provider(provider_uuid: str, generation: int, matches) -> None:
     """Register: the provider has the generation this write set and
-    ``matches(conn, provider)`` finds the content it wrote.
+    ``matches(conn, provider)`` finds the content it wrote (``provider``
+    has id, uuid and generation).
 
     ``matches`` returns NOT_LANDED or the operation's result.
     """
+    rp = models.resource_providers
+
     def check(conn):
-        found = rp_obj.fetch_providers_by_uuid(conn, [provider_uuid])
-        provider = found.get(provider_uuid)
+        provider = conn.execute(
+            sa.select(rp.c.id, rp.c.uuid, rp.c.generation)
+            .where(rp.c.uuid == provider_uuid)).first()
         if provider is None or provider.generation != generation:
             return NOT_LANDED
         return matches(conn, provider)
+    db_api.on_commit_lost(check)
+
+
+def expect_row(column, value, present: bool, result=lambda conn: None
+               ) -> None:
+    """Register: a row with ``column`` = ``value`` is there (``present``)
+    or gone; the answer is then ``result(conn)``.
+
+    For writes that create, rename or delete one named row, where that
+    row's presence or absence is the write's own effect.
+    """
+    def check(conn):
+        found = conn.execute(sa.select(sa.literal(1)).where(
+            column == value).limit(1)).first() is not None
+        return result(conn) if found == present else NOT_LANDED
     db_api.on_commit_lost(check)
 
 

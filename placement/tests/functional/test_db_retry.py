@@ -386,6 +386,35 @@ class _RetryCase:
         status, _, body = self._send('GET', path)
         self.assertEqual(3, body['resource_provider_generation'])
 
+    def test_other_writes_answer_once_when_their_commit_was_lost(self):
+        rp_uuid = self._provider()
+        spare = str(uuid.uuid4())
+        agg = str(uuid.uuid4())
+        for method, path, body, status in (
+                ('POST', '/resource_providers',
+                 {'name': spare, 'uuid': spare}, 200),
+                ('POST', '/resource_classes', {'name': 'CUSTOM_LOST'}, 201),
+                ('PUT', '/traits/CUSTOM_LOST', None, 201),
+                ('PUT', '/resource_providers/%s/traits' % rp_uuid,
+                 {'resource_provider_generation': 1,
+                  'traits': ['CUSTOM_LOST']}, 200),
+                ('PUT', '/resource_providers/%s/aggregates' % rp_uuid,
+                 {'resource_provider_generation': 2,
+                  'aggregates': [agg]}, 200),
+                ('DELETE', '/resource_providers/%s' % spare, None, 204),
+                ('DELETE', '/resource_classes/CUSTOM_LOST', None, 204)):
+            done = self._lose_commits(['after'])
+            answer = self._send(method, path, body)
+            self.assertEqual(['after'], done, path)
+            self.assertEqual(status, answer[0], (method, path, answer))
+        _, _, body = self._send('GET', '/resource_providers/%s/aggregates'
+                                % rp_uuid)
+        self.assertEqual(([agg], 3),
+                         (body['aggregates'],
+                          body['resource_provider_generation']))
+        self.assertEqual(404, self._send('GET', '/resource_providers/%s'
+                                         % spare)[0])
+
 
 class MySQLRetryTest(_RetryCase, unittest.TestCase):
     backend_name = 'mysql'
