@@ -375,6 +375,9 @@ def _data_errors_as_invalid_input():
         ) from exc
 
 
+# What a post-condition returns when the write it checks is absent.
+NOT_LANDED = retry.NOT_LANDED
+
 # The post-condition of the write in flight in this context (a list
 # holding at most one callable), set by ``transaction``.
 _POSTCONDITION = contextvars.ContextVar('placement_db_postcondition',
@@ -459,12 +462,38 @@ def _verifier(db):
     @contextlib.contextmanager
     def connect():
         with db.writer.connect() as conn:
-            conn.begin()
-            yield conn
+            with _causal_reads(conn):
+                conn.begin()
+                yield conn
 
     def verify(check):
         return retry.verify_with(db.policy, connect, check)
     return verify
+
+
+@contextlib.contextmanager
+def _causal_reads(conn):
+    """On Galera, make this connection's reads wait for every write the
+    cluster committed (wsrep_sync_wait = 1), whatever the option says:
+    a post-condition read on another node must not miss the write it
+    looks for. Elsewhere (no such variable, not MySQL) a no-op.
+    """
+    previous = None
+    if conn.dialect.name == 'mysql':
+        try:
+            previous = conn.exec_driver_sql(
+                'SELECT @@SESSION.wsrep_sync_wait').scalar()
+            conn.exec_driver_sql('SET SESSION wsrep_sync_wait = 1')
+            conn.rollback()
+        except (db_exc.DBError, sa.exc.DBAPIError):
+            previous = None
+            conn.rollback()
+    yield
+    if previous is not None and not conn.invalidated:
+        conn.rollback()
+        conn.exec_driver_sql('SET SESSION wsrep_sync_wait = %d'
+                             % int(previous))
+        conn.rollback()
 
 
 def operation(func=None, *, on_duplicate=None):

@@ -97,6 +97,11 @@ def _postgresql_failure(error):
     pgcode = getattr(error, 'pgcode', None) or getattr(error, 'sqlstate',
                                                        None)
     if not pgcode:
+        # libpq's own failures (refused, closed by the server, timed
+        # out) carry no SQLSTATE.
+        if (type(error).__module__.startswith('psycopg')
+                and type(error).__name__ == 'OperationalError'):
+            return Failure.DISCONNECT
         return None
     return POSTGRESQL_ERRORS.get(pgcode, POSTGRESQL_ERRORS.get(pgcode[:2]))
 

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import _sql
+from placement.objects import landed
 from placement.objects import resource_provider as rp_obj
 
 
@@ -125,4 +126,8 @@ def set_aggregates(ctx, provider_uuid: str, uuids,
             generation = rp_obj.bump_generation(conn, provider.id,
                                                 seen_generation)
         replace_provider_aggregates(conn, provider.id, uuids)
-        return ProviderAggregates(tuple(uuids), generation)
+        result = ProviderAggregates(tuple(uuids), generation)
+        landed.expect_provider(provider.uuid, generation, lambda found, rp: (
+            result if set(fetch_provider_aggregates(found, rp.id)) ==
+            set(uuids) else landed.NOT_LANDED))
+        return result

@@ -31,6 +31,7 @@ from placement.db import models
 from placement import exception
 from placement.objects import _sql
 from placement.objects import consumer as consumer_obj
+from placement.objects import landed
 from placement.objects import resource_provider
 from placement.solver import model
 
@@ -235,6 +236,17 @@ def write_allocations(conn, requests) -> None:
     for rp_id in sorted(providers):
         resource_provider.bump_generation(
             conn, rp_id, providers[rp_id].generation)
+    landed.expect_consumers({
+        request.consumer_uuid: _left_by(request, consumers)
+        for request in requests})
+
+
+def _left_by(request, consumers):
+    """(generation, resources) the write leaves on a consumer."""
+    if not request.resources:
+        return None, ()
+    existing = consumers.get(request.consumer_uuid)
+    return (existing.generation + 1 if existing else 1), request.resources
 
 
 def check_consumer_generations(requests, consumers) -> None:
@@ -493,8 +505,12 @@ def delete_for_consumer(ctx, consumer_uuid: str) -> None:
     """
     a = models.allocations
     with db_api.transaction(ctx) as conn:
+        c = models.consumers
+        consumer_id = conn.execute(sa.select(c.c.id).where(
+            c.c.uuid == consumer_uuid)).scalar()
         result = conn.execute(
             a.delete().where(a.c.consumer_id == consumer_uuid))
         if not result.rowcount:
             raise exception.ConsumerNotFound(uuid=consumer_uuid)
         consumer_obj.delete_consumer_by_uuid(conn, consumer_uuid)
+        landed.expect_consumer_gone(consumer_uuid, consumer_id)

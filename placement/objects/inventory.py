@@ -19,6 +19,7 @@ from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
+from placement.objects import landed
 from placement.objects import resource_class as rc_obj
 from placement.objects import resource_provider as rp_obj
 from placement.solver import model
@@ -205,6 +206,21 @@ def _lock_provider(conn, provider_uuid, seen_generation=None):
     return provider, generation
 
 
+def expect_inventories(provider_uuid, generation, wanted, result):
+    """Register the post-condition of an inventory write: the provider
+    at ``generation`` holds exactly ``wanted``; its answer is
+    ``result(stored inventories)``.
+    """
+    def matches(conn, found):
+        stored = fetch_inventories(conn, found.id)
+        if stored.keys() != wanted.keys() or not all(
+                landed.same_values(stored[name].values(), inv.values())
+                for name, inv in wanted.items()):
+            return db_api.NOT_LANDED
+        return result(stored)
+    landed.expect_provider(provider_uuid, generation, matches)
+
+
 @db_api.operation
 def get_inventories(ctx, provider_uuid):
     """(Provider, {class name: Inventory}); ResourceProviderNotFound."""
@@ -236,6 +252,8 @@ def set_inventories(ctx, provider_uuid, seen_generation, inventories,
                                               seen_generation)
         replace_inventories(conn, provider, inventories,
                             allow_reserved_equal_total)
+        expect_inventories(provider.uuid, generation, inventories,
+                lambda stored: (generation, stored))
         return generation, fetch_inventories(conn, provider.id)
 
 
@@ -248,9 +266,9 @@ def _write_one(conn, provider, current, inventory,
     """
     check_capacity(provider.uuid, inventory, allow_reserved_equal_total)
     name = inventory.resource_class
-    replace_inventories(conn, provider, dict(current, **{name: inventory}),
-                        True)
-    return fetch_inventories(conn, provider.id)[name]
+    wanted = dict(current, **{name: inventory})
+    replace_inventories(conn, provider, wanted, True)
+    return fetch_inventories(conn, provider.id)[name], wanted
 
 
 @db_api.operation(on_duplicate='conflict')
@@ -268,8 +286,11 @@ def add_inventory(ctx, provider_uuid, inventory,
         if name in current:
             raise exception.InventoryExists(resource_class=name,
                                             uuid=provider_uuid)
-        return generation, _write_one(conn, provider, current, inventory,
-                                      allow_reserved_equal_total)
+        stored, wanted = _write_one(conn, provider, current, inventory,
+                                    allow_reserved_equal_total)
+        expect_inventories(provider.uuid, generation, wanted,
+                lambda found: (generation, found[name]))
+        return generation, stored
 
 
 @db_api.operation(on_duplicate='conflict')
@@ -290,8 +311,11 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
         if name not in current:
             raise exception.InventoryNotFound(resource_class=name,
                                               uuid=provider_uuid)
-        return generation, _write_one(conn, provider, current, inventory,
-                                      allow_reserved_equal_total)
+        stored, wanted = _write_one(conn, provider, current, inventory,
+                                    allow_reserved_equal_total)
+        expect_inventories(provider.uuid, generation, wanted,
+                lambda found: (generation, found[name]))
+        return generation, stored
 
 
 @db_api.operation(on_duplicate='conflict')
@@ -301,13 +325,15 @@ def delete_inventory(ctx, provider_uuid, resource_class):
     Raises InventoryNotFound (absent or unknown class), InventoryInUse.
     """
     with db_api.transaction(ctx) as conn:
-        provider, _generation = _lock_provider(conn, provider_uuid)
+        provider, generation = _lock_provider(conn, provider_uuid)
         current = fetch_inventories(conn, provider.id)
         if resource_class not in current:
             raise exception.InventoryNotFound(resource_class=resource_class,
                                               uuid=provider_uuid)
         del current[resource_class]
         replace_inventories(conn, provider, current, True)
+        expect_inventories(provider.uuid, generation, current,
+                           lambda stored: None)
 
 
 @db_api.operation(on_duplicate='conflict')
@@ -318,5 +344,6 @@ def delete_inventories(ctx, provider_uuid):
     ResourceProviderGenerationConflict. Raises InventoryInUse.
     """
     with db_api.transaction(ctx) as conn:
-        provider, _generation = _lock_provider(conn, provider_uuid)
+        provider, generation = _lock_provider(conn, provider_uuid)
         replace_inventories(conn, provider, {}, True)
+        expect_inventories(provider.uuid, generation, {}, lambda stored: None)

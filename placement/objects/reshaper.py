@@ -65,8 +65,15 @@ def _reshape(ctx, changes, requests, allow_reserved_equal_total):
             allocation_obj.write_allocations(conn, requests)
         providers = rp_obj.fetch_providers_by_uuid(conn, list(providers))
         for change in changes:
-            _set_inventory(conn, providers[change.provider_uuid],
-                           change.inventories, allow_reserved_equal_total)
+            done = _set_inventory(conn, providers[change.provider_uuid],
+                                  change.inventories,
+                                  allow_reserved_equal_total)
+        if changes:
+            # The transaction is atomic: one provider's final state
+            # (generation and inventory) tells whether all of it landed.
+            inv_obj.expect_inventories(done.uuid, done.generation,
+                                       change.inventories, lambda found: None)
+
 
 
 def _fetch_checked(conn, changes) -> typing.Dict[str, rp_obj.Provider]:

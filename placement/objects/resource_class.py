@@ -14,6 +14,7 @@ from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
+from placement.objects import landed
 
 CUSTOM_ID_START = 10000
 
@@ -132,6 +133,8 @@ def create(ctx, name) -> ResourceClass:
     with db_api.transaction(ctx) as conn:
         if _exists(conn, name):
             raise exception.ResourceClassExists(name=name)
+        landed.expect_row(models.resource_classes.c.name, name, True,
+                          lambda found: fetch_by_name(found, name))
         return _insert(conn, name)
 
 
@@ -144,6 +147,8 @@ def ensure(ctx, name) -> bool:
     with db_api.transaction(ctx) as conn:
         if _exists(conn, name):
             return False
+        landed.expect_row(models.resource_classes.c.name, name, True,
+                          lambda found: True)
         _insert(conn, name)
         return True
 
@@ -177,6 +182,8 @@ def rename(ctx, name, new_name) -> ResourceClass:
         rc = models.resource_classes
         conn.execute(rc.update().where(rc.c.id == current.id)
                      .values(name=new_name, updated_at=now))
+        landed.expect_row(rc.c.name, name, False,
+                          lambda found: fetch_by_name(found, new_name))
         return dataclasses.replace(current, name=new_name, updated_at=now)
 
 
@@ -195,3 +202,4 @@ def delete(ctx, name) -> None:
             raise exception.ResourceClassInUse(name=name)
         rc = models.resource_classes
         conn.execute(rc.delete().where(rc.c.id == current.id))
+        landed.expect_row(rc.c.id, current.id, False)

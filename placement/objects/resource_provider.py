@@ -17,6 +17,7 @@ from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
+from placement.objects import landed
 
 # An argument that was not given at all (as opposed to given as None).
 UNSET = object()
@@ -207,7 +208,10 @@ def create_provider(ctx, uuid: str, name: str,
                 parent = _fetch_parent(conn, parent_uuid)
             _check_unique(conn, uuid, name)
             _insert_provider(conn, uuid, name, parent)
-            return fetch_provider(conn, uuid)
+            created = fetch_provider(conn, uuid)
+            landed.expect_row(models.resource_providers.c.id, created.id,
+                              True, lambda found: fetch_provider(found, uuid))
+            return created
     except db_exc.DBDuplicateEntry as exc:
         raise _translate_duplicate(exc, uuid, name)
     except db_exc.DBReferenceError:
@@ -384,7 +388,10 @@ def delete_provider(ctx, uuid: str) -> None:
     """
     try:
         with db_api.transaction(ctx) as conn:
-            _delete_provider(conn, fetch_locked_provider(conn, uuid))
+            provider = fetch_locked_provider(conn, uuid)
+            _delete_provider(conn, provider)
+            landed.expect_row(models.resource_providers.c.id, provider.id,
+                              False)
     except db_exc.DBReferenceError:
         # A child was added while this delete ran.
         raise exception.CannotDeleteParentResourceProvider(uuid=uuid)

@@ -15,6 +15,7 @@ from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
+from placement.objects import landed
 from placement.objects import resource_provider as rp_obj
 
 CUSTOM_PREFIX = 'CUSTOM_'
@@ -142,6 +143,8 @@ def create_trait(ctx, name: str) -> typing.Tuple[Trait, bool]:
                 pass
             conn.execute(models.traits.insert().values(
                 name=name, created_at=_sql.utcnow()))
+            landed.expect_row(models.traits.c.name, name, True,
+                              lambda found: (fetch_trait(found, name), True))
             return fetch_trait(conn, name), True
     except db_exc.DBDuplicateEntry:
         return get_trait(ctx, name), False
@@ -167,6 +170,7 @@ def delete_trait(ctx, name: str) -> None:
             if in_use:
                 raise exception.TraitInUse(name=name)
             conn.execute(trait.delete().where(trait.c.id == trait_id))
+            landed.expect_row(trait.c.id, trait_id, False)
     except db_exc.DBReferenceError:
         # A provider took the trait while this delete ran.
         raise exception.TraitInUse(name=name)
@@ -224,6 +228,15 @@ def set_provider_traits(ctx, provider_uuid: str, names,
         raise exception.TraitNotFound(names=', '.join(sorted(set(names))))
 
 
+def _expect_traits(provider_uuid, generation, wanted_ids):
+    def matches(conn, provider):
+        if fetch_provider_trait_ids(conn, provider.id) != wanted_ids:
+            return landed.NOT_LANDED
+        return ProviderTraits(
+            tuple(fetch_provider_traits(conn, provider.id)), generation)
+    landed.expect_provider(provider_uuid, generation, matches)
+
+
 @db_api.operation
 def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
     with db_api.transaction(ctx) as conn:
@@ -238,5 +251,6 @@ def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
             generation = rp_obj.bump_generation(conn, provider.id,
                                                 provider.generation)
             replace_provider_traits(conn, provider.id, current, wanted)
+            _expect_traits(provider.uuid, generation, wanted)
         return ProviderTraits(
             tuple(fetch_provider_traits(conn, provider.id)), generation)

@@ -1,0 +1,225 @@
+"""db.retry: which driver errors are retried, and the retry loop itself.
+
+Errors are the drivers' own exception classes wrapped as SQLAlchemy and
+oslo.db wrap them; the loop runs plain functions (no database).
+"""
+from oslo_db import exception as db_exc
+import psycopg2
+import pymysql
+import sqlalchemy as sa
+import testtools
+
+from placement.db import driver
+from placement.db import retry
+from placement import exception
+
+F = retry.Failure
+
+
+def mysql_error(code, message='x', cls=pymysql.err.OperationalError):
+    return sa.exc.OperationalError('SELECT 1', {}, cls(code, message))
+
+
+class _PgError(psycopg2.Error):
+    """A psycopg2 error with the SQLSTATE the server would have sent
+    (psycopg2 only sets ``pgcode`` from C)."""
+
+    def __init__(self, pgcode):
+        super().__init__('server said %s' % pgcode)
+        self._code = pgcode
+
+    @property
+    def pgcode(self):
+        return self._code
+
+
+def pg_error(pgcode):
+    return sa.exc.OperationalError('SELECT 1', {}, _PgError(pgcode))
+
+
+class ClassifyTest(testtools.TestCase):
+
+    def test_mysql_error_table(self):
+        for code, failure in (
+                (1213, F.RACE), (1205, F.RACE), (2003, F.DISCONNECT),
+                (2006, F.DISCONNECT), (2013, F.DISCONNECT),
+                (1927, F.DISCONNECT), (1047, F.NOT_READY),
+                (1053, F.NOT_READY), (1180, F.NOT_READY),
+                (1062, None), (1064, None), (1146, None)):
+            with self.subTest(code=code):
+                self.assertIs(failure, retry.classify(mysql_error(code)))
+
+    def test_oslo_wrappers_are_seen_through(self):
+        self.assertIs(F.RACE, retry.classify(
+            db_exc.DBDeadlock(mysql_error(1213))))
+        self.assertIs(F.NOT_READY, retry.classify(
+            db_exc.DBConnectionError(mysql_error(1047))))
+        self.assertIs(F.DISCONNECT, retry.classify(
+            db_exc.DBConnectionError(Exception('gone'))))
+        self.assertIs(F.DUPLICATE, retry.classify(
+            db_exc.DBDuplicateEntry(['name'], mysql_error(1062))))
+        self.assertIsNone(retry.classify(
+            db_exc.DBError(mysql_error(1146))))
+
+    def test_postgresql_sqlstates(self):
+        for pgcode, failure in (
+                ('40001', F.RACE), ('40P01', F.RACE), ('55P03', F.RACE),
+                ('57P01', F.DISCONNECT), ('08006', F.DISCONNECT),
+                ('08001', F.DISCONNECT), ('57P03', F.NOT_READY),
+                ('23505', None), ('42P01', None), ('22003', None)):
+            with self.subTest(pgcode=pgcode):
+                self.assertIs(failure, retry.classify(pg_error(pgcode)))
+
+    def test_libpq_failure_without_sqlstate_is_a_lost_connection(self):
+        refused = sa.exc.OperationalError(
+            'SELECT 1', {}, psycopg2.OperationalError('Connection refused'))
+        self.assertIs(F.DISCONNECT, retry.classify(refused))
+
+    def test_invalidated_connection_is_a_lost_connection(self):
+        error = sa.exc.DBAPIError('SELECT 1', {}, Exception('closed'),
+                                  connection_invalidated=True)
+        self.assertIs(F.DISCONNECT, retry.classify(error))
+
+    def test_other_exceptions_are_not_retried(self):
+        for error in (ValueError('x'), exception.NotFound(),
+                      exception.ConcurrentUpdateDetected()):
+            self.assertIsNone(retry.classify(error))
+
+
+class _Script:
+    """A function failing with each of ``errors`` in turn, then
+    returning 'done'."""
+
+    def __init__(self, *errors):
+        self.errors = list(errors)
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return 'done'
+
+
+FAST = retry.RetryPolicy(budget=0.5, backoff=0.001, backoff_max=0.002,
+                         race_backoff=0.001, duplicate_retries=2)
+
+
+class RunTest(testtools.TestCase):
+
+    def _run(self, func, policy=FAST, **kwargs):
+        return retry.run(policy, func, (), {}, **kwargs)
+
+    def test_retryable_failures_are_run_again(self):
+        func = _Script(mysql_error(1213), mysql_error(2013),
+                       pg_error('40001'), mysql_error(1047))
+        self.assertEqual('done', self._run(func))
+        self.assertEqual(5, func.calls)
+
+    def test_other_errors_are_raised_at_once(self):
+        func = _Script(exception.InvalidInput('bad'))
+        self.assertRaises(exception.InvalidInput, self._run, func)
+        self.assertEqual(1, func.calls)
+
+    def test_lost_connection_past_the_budget_is_unavailable(self):
+        func = _Script(*[mysql_error(2003)] * 10000)
+        error = self.assertRaises(exception.DatabaseUnavailable,
+                                  self._run, func)
+        self.assertIn('lost connection', error.reason)
+        self.assertEqual(5, error.retry_after)
+        self.assertGreater(func.calls, 2)
+
+    def test_race_past_the_budget_is_a_conflict(self):
+        func = _Script(*[mysql_error(1213)] * 10000)
+        self.assertRaises(exception.ConcurrentUpdateDetected,
+                          self._run, func)
+
+    def test_zero_budget_tries_once(self):
+        func = _Script(mysql_error(2006))
+        self.assertRaises(exception.DatabaseUnavailable, self._run, func,
+                          policy=retry.RetryPolicy(budget=0))
+        self.assertEqual(1, func.calls)
+
+    def test_duplicates_by_mode(self):
+        dup = db_exc.DBDuplicateEntry(['uuid'], mysql_error(1062))
+        self.assertRaises(db_exc.DBDuplicateEntry, self._run, _Script(dup))
+        self.assertRaises(exception.ConcurrentUpdateDetected, self._run,
+                          _Script(dup), on_duplicate='conflict')
+        self.assertEqual('done', self._run(_Script(dup, dup),
+                                           on_duplicate='retry'))
+        func = _Script(dup, dup, dup, dup)
+        self.assertRaises(exception.ConcurrentUpdateDetected, self._run,
+                          func, on_duplicate='retry')
+        self.assertEqual(3, func.calls)
+
+    def test_nested_operation_leaves_retries_to_the_outer_one(self):
+        inner = _Script(mysql_error(1213))
+
+        def outer():
+            self.assertIsNotNone(retry.remaining())
+            return self._run(inner)
+        self.assertEqual('done', self._run(outer))
+        self.assertEqual(2, inner.calls)
+        self.assertIsNone(retry.remaining())
+
+    def test_lost_commit_that_landed_answers_the_check(self):
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'))
+        seen = []
+
+        def verify(check):
+            seen.append(check)
+            return 'stored'
+        self.assertEqual('stored', self._run(func, verify=verify))
+        self.assertEqual((['check'], 1), (seen, func.calls))
+
+    def test_lost_commit_that_did_not_land_is_run_again(self):
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'))
+        self.assertEqual('done', self._run(
+            func, verify=lambda check: retry.NOT_LANDED))
+        self.assertEqual(2, func.calls)
+
+    def test_lost_commit_without_a_check_is_run_again(self):
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013)))
+        self.assertEqual('done', self._run(func, verify=lambda c: 'x'))
+        self.assertEqual(2, func.calls)
+
+    def test_backoff_is_bounded(self):
+        policy = retry.RetryPolicy(backoff=0.05, backoff_max=0.5,
+                                   race_backoff=0.005)
+        for attempt in range(12):
+            self.assertLessEqual(
+                retry._delay(policy, F.DISCONNECT, attempt),
+                min(0.5, 0.05 * 2 ** attempt))
+            self.assertLessEqual(retry._delay(policy, F.RACE, attempt),
+                                 min(0.5, 0.005 * 2 ** attempt))
+
+
+class DriverArgsTest(testtools.TestCase):
+
+    def _args(self, url):
+        return driver.connect_args(sa.engine.make_url(url),
+                                   driver.Timeouts(3, 9, 8))
+
+    def test_pymysql_gets_all_three_timeouts(self):
+        self.assertEqual(
+            {'connect_timeout': 3, 'read_timeout': 9, 'write_timeout': 8},
+            self._args('mysql+pymysql://u@127.0.0.1/db'))
+
+    def test_url_values_win(self):
+        self.assertEqual(
+            {'connect_timeout': 3, 'write_timeout': 8},
+            self._args('mysql+pymysql://u@h/db?read_timeout=60'))
+
+    def test_postgresql_gets_connect_timeout_and_keepalives(self):
+        args = self._args('postgresql+psycopg2://u@h/db')
+        self.assertEqual(3, args['connect_timeout'])
+        self.assertEqual((1, 6), (args['keepalives'],
+                                  args['keepalives_idle']))
+
+    def test_sqlite_gets_nothing(self):
+        self.assertEqual({}, self._args('sqlite://'))
+
+    def test_timeouts_are_cut_to_the_budget_left(self):
+        self.assertEqual(15, driver._clamp(15, None))
+        self.assertEqual(2.5, driver._clamp(15, 2.5))
+        self.assertEqual(0.5, driver._clamp(15, 0.0))
