@@ -61,23 +61,37 @@ def add_events(engine, timeouts: Timeouts) -> None:
 
     @sa.event.listens_for(engine, 'do_connect')
     def short_connect(dialect, conn_rec, cargs, cparams):
-        if 'connect_timeout' in cparams:
-            cparams['connect_timeout'] = int(max(_clamp(
-                cparams['connect_timeout'], retry.remaining()), 1))
+        left = retry.remaining()
+        for key in ('connect_timeout', 'read_timeout', 'write_timeout'):
+            if cparams.get(key):
+                cparams[key] = int(max(_clamp(float(cparams[key]), left),
+                                       1))
 
     if backend != 'mysql':
         return
 
-    @sa.event.listens_for(engine, 'checkout')
-    def short_reads(dbapi_con, con_record, con_proxy):
+    query = engine.url.query
+    read = float(query.get('read_timeout', timeouts.read))
+    write = float(query.get('write_timeout', timeouts.write))
+
+    def short_reads(dbapi_con, *args):
         # PyMySQL applies these per socket operation: a retry late in
         # the budget waits no longer than what is left of it.
         left = retry.remaining()
-        if hasattr(dbapi_con, '_read_timeout') and dbapi_con._read_timeout:
-            dbapi_con._read_timeout = _clamp(timeouts.read, left)
-        if hasattr(dbapi_con, '_write_timeout') and (
-                dbapi_con._write_timeout):
-            dbapi_con._write_timeout = _clamp(timeouts.write, left)
+        if getattr(dbapi_con, '_read_timeout', None):
+            dbapi_con._read_timeout = _clamp(read, left)
+        if getattr(dbapi_con, '_write_timeout', None):
+            dbapi_con._write_timeout = _clamp(write, left)
+
+    # The pool pings a connection before the checkout event: cut the
+    # timeouts before the ping too.
+    ping = engine.dialect.do_ping
+
+    def do_ping(dbapi_con):
+        short_reads(dbapi_con)
+        return ping(dbapi_con)
+    engine.dialect.do_ping = do_ping
+    sa.event.listen(engine, 'checkout', short_reads)
 
     @sa.event.listens_for(engine, 'handle_error')
     def discard_not_ready(context):
