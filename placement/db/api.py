@@ -52,6 +52,10 @@ class Database:
         self.reader = reader or writer
         self.policy = policy or retry.RetryPolicy()
 
+    def verify_commit(self, check):
+        """Run a lost COMMIT's post-condition ``check`` on the writer."""
+        return _verifier(self)(check)
+
     @property
     def dialect(self):
         return self.writer.dialect.name
@@ -515,7 +519,7 @@ def operation(func=None, *, on_duplicate=None):
             db = _database(ctx)
             return retry.run(db.policy, func, (ctx,) + args, kwargs,
                              on_duplicate=on_duplicate,
-                             verify=_verifier(db))
+                             verify=db.verify_commit)
         wrapper.is_operation = True
         return wrapper
     return decorate if func is None else decorate(func)

@@ -231,9 +231,9 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
     if DEADLINE.get() is not None:
         # Nested in another operation: the outermost one retries.
         return func(*args, **kwargs)
-    attempts = _Attempts(policy, on_duplicate,
-                         time.monotonic() + policy.budget)
-    token = DEADLINE.set(attempts.deadline)
+    deadline = time.monotonic() + policy.budget
+    token = DEADLINE.set(deadline)
+    attempts = None
     try:
         while True:
             try:
@@ -247,6 +247,8 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
                 failure, cause = classify(exc), exc
                 if failure is None:
                     raise
+            if attempts is None:
+                attempts = _Attempts(policy, on_duplicate, deadline)
             attempts.pause_or_give_up(failure, cause)
     finally:
         DEADLINE.reset(token)
