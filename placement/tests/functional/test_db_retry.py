@@ -443,6 +443,30 @@ class MySQLRetryTest(_RetryCase, unittest.TestCase):
         self.proxy.thaw()
         self.assertEqual(200, send(app, 'GET', '/resource_classes')[0])
 
+    def test_a_slow_commit_gets_the_full_read_timeout(self):
+        # Galera holds commits while it evicts a dead node: a COMMIT sent
+        # late in the budget still waits for its answer.
+        rp_uuid = self._provider()
+        url = sa.engine.make_url(self.url).set(port=self.proxy_port)
+        app, db = self._app(url, **{'placement_database.retry_budget': 1.0})
+        dialect = db.writer.dialect
+        real_commit = dialect.do_commit
+        held = []
+
+        def do_commit(conn):
+            if not held:
+                held.append(True)
+                self.proxy.freeze()
+                threading.Timer(1.5, self.proxy.thaw).start()
+            return real_commit(conn)
+        dialect.do_commit = do_commit
+        consumer = str(uuid.uuid4())
+        status, _, body = send(app, 'PUT', '/allocations/%s' % consumer,
+                               claim_body(rp_uuid))
+        self.assertEqual((204, [True]), (status, held), body)
+        self.assertEqual([], self.retries)
+        self.assertEqual(1, self._stored(consumer)[0])
+
     def test_wsrep_sync_wait_is_set_when_configured(self):
         self.assertEqual(0, self._sync_wait())
         self.assertEqual(1, self._sync_wait(
