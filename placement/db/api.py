@@ -52,6 +52,11 @@ class Database:
         self.reader = reader or writer
         self.policy = policy or retry.RetryPolicy()
 
+    def verify_commit(self, lost):
+        """Run the post-condition of ``lost`` (retry.AmbiguousCommit) on
+        a new connection to the writer; its answer, or NOT_LANDED."""
+        return _verifier(self)(lost)
+
     @property
     def dialect(self):
         return self.writer.dialect.name
@@ -77,7 +82,8 @@ def policy_from(conf) -> retry.RetryPolicy:
     return retry.RetryPolicy(budget=group.retry_budget,
                              backoff=group.retry_backoff,
                              backoff_max=group.retry_backoff_max,
-                             race_backoff=group.retry_backoff / 10)
+                             race_backoff=group.retry_backoff / 10,
+                             commit_wait=group.read_timeout)
 
 
 def _engine(conf, url):
@@ -399,12 +405,15 @@ def on_commit_lost(check) -> None:
 
 
 def _commit(conn, trans, holder):
+    # An in-flight COMMIT is worth its full read timeout (Galera holds
+    # commits while it evicts a dead node), whatever is left of the budget.
+    server = driver.before_commit(conn)
     try:
         trans.commit()
     except Exception as exc:
         if retry.classify(exc) is retry.Failure.DISCONNECT:
             raise retry.AmbiguousCommit(
-                exc, holder[0] if holder else None) from exc
+                exc, holder[0] if holder else None, server) from exc
         raise
 
 
@@ -460,40 +469,18 @@ def reader(ctx):
 
 def _verifier(db):
     @contextlib.contextmanager
-    def connect():
+    def connect(lost):
         with db.writer.connect() as conn:
-            with _causal_reads(conn):
+            driver.wait_for_old_session(conn, lost.server,
+                                        db.policy.commit_wait)
+            with driver.causal_reads(conn):
                 conn.begin()
                 yield conn
 
-    def verify(check):
-        return retry.verify_with(db.policy, connect, check)
+    def verify(lost):
+        return retry.verify_with(
+            db.policy, functools.partial(connect, lost), lost.check)
     return verify
-
-
-@contextlib.contextmanager
-def _causal_reads(conn):
-    """On Galera, make this connection's reads wait for every write the
-    cluster committed (wsrep_sync_wait = 1), whatever the option says:
-    a post-condition read on another node must not miss the write it
-    looks for. Elsewhere (no such variable, not MySQL) a no-op.
-    """
-    previous = None
-    if conn.dialect.name == 'mysql':
-        try:
-            previous = conn.exec_driver_sql(
-                'SELECT @@SESSION.wsrep_sync_wait').scalar()
-            conn.exec_driver_sql('SET SESSION wsrep_sync_wait = 1')
-            conn.rollback()
-        except (db_exc.DBError, sa.exc.DBAPIError):
-            previous = None
-            conn.rollback()
-    yield
-    if previous is not None and not conn.invalidated:
-        conn.rollback()
-        conn.exec_driver_sql('SET SESSION wsrep_sync_wait = %d'
-                             % int(previous))
-        conn.rollback()
 
 
 def operation(func=None, *, on_duplicate=None):
@@ -515,7 +502,7 @@ def operation(func=None, *, on_duplicate=None):
             db = _database(ctx)
             return retry.run(db.policy, func, (ctx,) + args, kwargs,
                              on_duplicate=on_duplicate,
-                             verify=_verifier(db))
+                             verify=db.verify_commit)
         wrapper.is_operation = True
         return wrapper
     return decorate if func is None else decorate(func)

@@ -5,14 +5,20 @@ frozen server cannot hold a request past the retry budget), Galera's
 ``wsrep_sync_wait`` session value, and the error hook that throws away a
 connection to a node that is not ready. No transactions here (``api``).
 """
+import contextlib
 import dataclasses
+import time
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 import sqlalchemy as sa
 
 from placement.db import retry
 
 LOG = logging.getLogger(__name__)
+
+# Connection record info: (session id, host, port) of a MySQL session.
+SERVER_KEY = 'placement.server'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,23 +67,48 @@ def add_events(engine, timeouts: Timeouts) -> None:
 
     @sa.event.listens_for(engine, 'do_connect')
     def short_connect(dialect, conn_rec, cargs, cparams):
-        if 'connect_timeout' in cparams:
-            cparams['connect_timeout'] = int(max(_clamp(
-                cparams['connect_timeout'], retry.remaining()), 1))
+        left = retry.remaining()
+        for key in ('connect_timeout', 'read_timeout', 'write_timeout'):
+            if cparams.get(key):
+                cparams[key] = int(max(_clamp(float(cparams[key]), left),
+                                       1))
 
     if backend != 'mysql':
         return
 
-    @sa.event.listens_for(engine, 'checkout')
-    def short_reads(dbapi_con, con_record, con_proxy):
+    query = engine.url.query
+    read = float(query.get('read_timeout', timeouts.read))
+    write = float(query.get('write_timeout', timeouts.write))
+
+    def short_reads(dbapi_con, *args):
         # PyMySQL applies these per socket operation: a retry late in
         # the budget waits no longer than what is left of it.
+        dbapi_con.placement_timeouts = (read, write)
         left = retry.remaining()
-        if hasattr(dbapi_con, '_read_timeout') and dbapi_con._read_timeout:
-            dbapi_con._read_timeout = _clamp(timeouts.read, left)
-        if hasattr(dbapi_con, '_write_timeout') and (
-                dbapi_con._write_timeout):
-            dbapi_con._write_timeout = _clamp(timeouts.write, left)
+        if getattr(dbapi_con, '_read_timeout', None):
+            dbapi_con._read_timeout = _clamp(read, left)
+        if getattr(dbapi_con, '_write_timeout', None):
+            dbapi_con._write_timeout = _clamp(write, left)
+
+    # The pool pings a connection before the checkout event: cut the
+    # timeouts before the ping too.
+    ping = engine.dialect.do_ping
+
+    def do_ping(dbapi_con):
+        short_reads(dbapi_con)
+        return ping(dbapi_con)
+    engine.dialect.do_ping = do_ping
+    sa.event.listen(engine, 'checkout', short_reads)
+
+    @sa.event.listens_for(engine, 'connect')
+    def remember_server(dbapi_con, con_record):
+        # Who ran a COMMIT whose answer was lost (wait_for_old_session).
+        cursor = dbapi_con.cursor()
+        try:
+            cursor.execute('SELECT CONNECTION_ID(), @@hostname, @@port')
+            con_record.info[SERVER_KEY] = tuple(cursor.fetchone())
+        finally:
+            cursor.close()
 
     @sa.event.listens_for(engine, 'handle_error')
     def discard_not_ready(context):
@@ -108,3 +139,65 @@ def _sync_wait_setter(value):
         finally:
             cursor.close()
     return set_sync_wait
+
+
+def before_commit(conn):
+    """Give the COMMIT about to be sent on ``conn`` the full driver
+    timeouts; return the server session running it (MySQL) or None."""
+    dbapi_con = conn.connection.dbapi_connection
+    full = getattr(dbapi_con, 'placement_timeouts', None)
+    if full is not None:
+        dbapi_con._read_timeout, dbapi_con._write_timeout = full
+    return conn.info.get(SERVER_KEY)
+
+
+def wait_for_old_session(conn, server, limit: float) -> None:
+    """Wait (up to ``limit`` seconds) until the server session that ran
+    a lost COMMIT is gone, when ``conn`` reached the same server.
+
+    A session whose client vanished still finishes (or rolls back) the
+    COMMIT it was running; only then does reading show its outcome.
+    """
+    if server is None or conn.dialect.name != 'mysql':
+        return
+    session_id, host, port = server
+    deadline = time.monotonic() + limit
+    while True:
+        row = conn.exec_driver_sql(
+            'SELECT @@hostname, @@port, (SELECT COUNT(*) FROM '
+            'information_schema.PROCESSLIST WHERE ID = %d)'
+            % int(session_id)).first()
+        conn.rollback()
+        if (row[0], row[1]) != (host, port) or not row[2]:
+            return
+        if time.monotonic() >= deadline:
+            LOG.warning('Session %s still runs its lost COMMIT after '
+                        '%.0f s; looking for its write anyway',
+                        session_id, limit)
+            return
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def causal_reads(conn):
+    """On Galera, make this connection's reads wait for every write the
+    cluster committed (wsrep_sync_wait = 1), whatever the option says:
+    a post-condition read on another node must not miss the write it
+    looks for. Elsewhere (no such variable, not MySQL) a no-op.
+    """
+    previous = None
+    if conn.dialect.name == 'mysql':
+        try:
+            previous = conn.exec_driver_sql(
+                'SELECT @@SESSION.wsrep_sync_wait').scalar()
+            conn.exec_driver_sql('SET SESSION wsrep_sync_wait = 1')
+            conn.rollback()
+        except (db_exc.DBError, sa.exc.DBAPIError):
+            previous = None
+            conn.rollback()
+    yield
+    if previous is not None and not conn.invalidated:
+        conn.rollback()
+        conn.exec_driver_sql('SET SESSION wsrep_sync_wait = %d'
+                             % int(previous))
+        conn.rollback()

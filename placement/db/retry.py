@@ -136,10 +136,13 @@ class AmbiguousCommit(Exception):
     ``db.api.on_commit_lost``) or None when it stated none.
     """
 
-    def __init__(self, cause, check=None):
+    def __init__(self, cause, check=None, server=None):
         super().__init__('connection lost during COMMIT: %s' % cause)
         self.cause = cause
         self.check = check
+        # (session id, host, port) of the server session that ran the
+        # COMMIT, when known (MySQL).
+        self.server = server
 
 
 # A post-condition returns this when the operation's write is absent.
@@ -160,6 +163,9 @@ class RetryPolicy:
     race_backoff: float = 0.005
     duplicate_retries: int = 20
     retry_after: int = 5
+    # Longest wait, after a lost COMMIT, for the server to finish the
+    # session that ran it (MySQL), before looking for the write.
+    commit_wait: float = 15.0
 
 
 # The monotonic deadline of the operation running in this context.
@@ -222,18 +228,18 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
         verify=None):
     """Call ``func(*args, **kwargs)`` until it succeeds or the budget ends.
 
-    ``verify(check)`` resolves an AmbiguousCommit: it runs the
-    post-condition on a fresh connection and returns its answer
-    (NOT_LANDED or the operation's result). ``on_duplicate``: None lets a
+    ``verify(lost)`` resolves an AmbiguousCommit: it runs the
+    post-condition ``lost.check`` on a fresh connection and returns its
+    answer (NOT_LANDED or the operation's result). ``on_duplicate``: None lets a
     DBDuplicateEntry through, 'conflict' makes it
     ConcurrentUpdateDetected, 'retry' runs the operation again.
     """
     if DEADLINE.get() is not None:
         # Nested in another operation: the outermost one retries.
         return func(*args, **kwargs)
-    attempts = _Attempts(policy, on_duplicate,
-                         time.monotonic() + policy.budget)
-    token = DEADLINE.set(attempts.deadline)
+    deadline = time.monotonic() + policy.budget
+    token = DEADLINE.set(deadline)
+    attempts = None
     try:
         while True:
             try:
@@ -247,6 +253,8 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
                 failure, cause = classify(exc), exc
                 if failure is None:
                     raise
+            if attempts is None:
+                attempts = _Attempts(policy, on_duplicate, deadline)
             attempts.pause_or_give_up(failure, cause)
     finally:
         DEADLINE.reset(token)
@@ -274,7 +282,7 @@ def _resolve(exc, verify):
         LOG.warning('COMMIT outcome unknown and the operation states no '
                     'post-condition; running it again: %s', exc.cause)
         return NOT_LANDED
-    outcome = verify(exc.check)
+    outcome = verify(exc)
     LOG.info('COMMIT outcome unknown (%s); the write %s', exc.cause,
              'is absent: retrying' if outcome is NOT_LANDED else 'landed')
     return outcome

@@ -74,14 +74,15 @@ def _break_socket(dbapi_conn):
 
 class _RetryCase:
     backend_name = None
-    proxy_port = None
-    closed_port = None
 
     def setUp(self):
         super().setUp()
         self.backend = concurrency.backend(self.backend_name)
         if self.backend is None:
             self.skipTest('%s is not available' % self.backend_name)
+        # The proxy's port, and one nothing ever listens on.
+        self.proxy_port = tcp_proxy.port_block()
+        self.closed_port = self.proxy_port + 1
         self.url = self.backend.create()
         self.addCleanup(self.backend.drop, self.url)
         real = sa.engine.make_url(self.url)
@@ -418,14 +419,53 @@ class _RetryCase:
 
 class MySQLRetryTest(_RetryCase, unittest.TestCase):
     backend_name = 'mysql'
-    proxy_port = 18151
-    closed_port = 18161
 
     def _sync_wait(self, **overrides):
         _, db = self._app(sa.engine.make_url(self.url), **overrides)
         with db.writer.connect() as conn:
             return conn.execute(sa.text(
                 'SELECT @@SESSION.wsrep_sync_wait')).scalar()
+
+    def test_frozen_server_holds_a_request_no_longer_than_the_budget(self):
+        # PyMySQL timeouts far above the budget: only cutting them to
+        # what is left of the budget ends the request in time.
+        url = sa.engine.make_url(self.url).set(port=self.proxy_port)
+        app, _ = self._app(url, **{
+            'placement_database.connect_timeout': 60,
+            'placement_database.read_timeout': 60,
+            'placement_database.write_timeout': 60})
+        self.assertEqual(200, send(app, 'GET', '/resource_classes')[0])
+        self.proxy.freeze()
+        self.addCleanup(self.proxy.thaw)
+        start = time.monotonic()
+        self._assert_503(send(app, 'GET', '/resource_classes'))
+        self.assertLess(time.monotonic() - start, BUDGET + 5)
+        self.proxy.thaw()
+        self.assertEqual(200, send(app, 'GET', '/resource_classes')[0])
+
+    def test_a_slow_commit_gets_the_full_read_timeout(self):
+        # Galera holds commits while it evicts a dead node: a COMMIT sent
+        # late in the budget still waits for its answer.
+        rp_uuid = self._provider()
+        url = sa.engine.make_url(self.url).set(port=self.proxy_port)
+        app, db = self._app(url, **{'placement_database.retry_budget': 1.0})
+        dialect = db.writer.dialect
+        real_commit = dialect.do_commit
+        held = []
+
+        def do_commit(conn):
+            if not held:
+                held.append(True)
+                self.proxy.freeze()
+                threading.Timer(1.5, self.proxy.thaw).start()
+            return real_commit(conn)
+        dialect.do_commit = do_commit
+        consumer = str(uuid.uuid4())
+        status, _, body = send(app, 'PUT', '/allocations/%s' % consumer,
+                               claim_body(rp_uuid))
+        self.assertEqual((204, [True]), (status, held), body)
+        self.assertEqual([], self.retries)
+        self.assertEqual(1, self._stored(consumer)[0])
 
     def test_wsrep_sync_wait_is_set_when_configured(self):
         self.assertEqual(0, self._sync_wait())
@@ -435,5 +475,3 @@ class MySQLRetryTest(_RetryCase, unittest.TestCase):
 
 class PostgreSQLRetryTest(_RetryCase, unittest.TestCase):
     backend_name = 'postgresql'
-    proxy_port = 18152
-    closed_port = 18162

@@ -166,8 +166,8 @@ class RunTest(testtools.TestCase):
         func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'))
         seen = []
 
-        def verify(check):
-            seen.append(check)
+        def verify(lost):
+            seen.append(lost.check)
             return 'stored'
         self.assertEqual('stored', self._run(func, verify=verify))
         self.assertEqual((['check'], 1), (seen, func.calls))
