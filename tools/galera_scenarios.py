@@ -12,8 +12,8 @@ its figures and the broken promises, if any.
 --service upstream runs the same load against the upstream release
 (/work/shared/tools/upstream-server, one per API host, its TMPDIR and
 working directory /tmp/galera-cluster-up-PORT: run from the project's
-checkout it would import this project's ``placement``) instead of placement under uwsgi; its
---workers is --upstream-workers (default 2).
+checkout it would import this project's ``placement``) instead of
+placement under uwsgi; its --workers is --upstream-workers (default 2).
 """
 import argparse
 import os
