@@ -101,7 +101,7 @@ _MAX_VALIDATORS = 256
 
 
 def validate(data, schema, prefix='JSON does not validate'):
-    """Validate ``data`` against ``schema``; 400 with jsonschema's message.
+    """Validate ``data`` against ``schema``; 400 with jsonschema's report.
 
     Same as ``jsonschema.validate`` (the best-matching error) without
     checking our own schema against its metaschema on every request,
@@ -113,8 +113,11 @@ def validate(data, schema, prefix='JSON does not validate'):
         if error is not None:
             raise error
     except jsonschema.ValidationError as exc:
+        # jsonschema's whole report (message, the failing keyword with its
+        # schema, the instance), as the reference service gives it:
+        # clients match on "Failed validating 'maximum'" and the like.
         raise http_error(webob.exc.HTTPBadRequest,
-                         '%s: %s' % (prefix, exc.message))
+                         '%s: %s' % (prefix, exc))
     except RecursionError:
         raise http_error(webob.exc.HTTPBadRequest,
                          '%s: the document is nested too deeply' % prefix)
