@@ -151,6 +151,7 @@ def _in_window(handler, mv):
 
 def _method_not_allowed(methods):
     return webob.exc.HTTPMethodNotAllowed(
+        'The method specified is not allowed for this resource.',
         headers={'Allow': ', '.join(methods)})
 
 
@@ -216,14 +217,17 @@ class PlacementHandler:
         util.check_query_encoding(req.environ)
         route, args = _match(_path(req.environ))
         if route is None:
+            req.environ[microversion.NO_VARY_KEY] = True
             raise webob.exc.HTTPNotFound()
         handler = route.select(req.method, util.version(req))
         req.environ['wsgiorg.routing_args'] = ((), args)
         try:
             return handler(req)
         except exception.NotFound as exc:
+            req.environ[microversion.NO_VARY_KEY] = True
             raise webob.exc.HTTPNotFound(str(exc))
         except exception.PolicyNotAuthorized as exc:
+            req.environ[microversion.NO_VARY_KEY] = True
             raise webob.exc.HTTPForbidden(str(exc))
         except exception.InvalidInput as exc:
             raise webob.exc.HTTPBadRequest(str(exc))

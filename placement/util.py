@@ -4,10 +4,10 @@ Parsing and validating bodies and query strings, the one way to raise an
 HTTP error with a code, and the one way to build a JSON response (where the
 version-dependent headers are decided). No SQL here.
 """
+import contextlib
 import datetime
 import functools
 import json
-import math
 import re
 import urllib.parse
 import uuid
@@ -19,6 +19,7 @@ import webob
 import webob.exc
 
 from placement import errors
+from placement import exception
 from placement import microversion
 
 CONTEXT_KEY = 'placement.context'
@@ -60,9 +61,10 @@ def url(req, path):
 # --- request bodies -------------------------------------------------------
 
 def _check_storable(data):
-    """Refuse strings that no database can store (lone surrogates)."""
+    """Refuse what passed the schema but no database can store: NaN and
+    infinities, and strings with lone surrogates."""
     try:
-        json.dumps(data, ensure_ascii=False).encode('utf-8')
+        json.dumps(data, ensure_ascii=False, allow_nan=False).encode('utf-8')
     except RecursionError:
         raise http_error(webob.exc.HTTPBadRequest,
                          'Malformed JSON: the document is nested too deeply')
@@ -71,6 +73,11 @@ def _check_storable(data):
             webob.exc.HTTPBadRequest,
             'Malformed JSON: the body contains characters that are not '
             'valid Unicode (lone surrogates).')
+    except ValueError:
+        raise http_error(
+            webob.exc.HTTPBadRequest,
+            'Malformed JSON: NaN, Infinity and numbers out of the range of '
+            'a double are not JSON numbers.')
 
 
 def _validator(schema):
@@ -123,35 +130,24 @@ def validate(data, schema, prefix='JSON does not validate'):
                          '%s: the document is nested too deeply' % prefix)
 
 
-def _refuse_constant(name):
-    raise ValueError('%s is not a JSON number' % name)
-
-
-def _finite_float(text):
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError('the number %s is out of range' % text)
-    return value
-
-
 def extract_json(body, schema):
     """Parse a JSON request body and validate it against ``schema``.
 
-    400 for malformed JSON, for NaN/Infinity and numbers that overflow to
-    infinity, for nesting deep enough to exhaust the recursion limit and
-    for strings with lone surrogates.
+    400 for malformed JSON, for nesting deep enough to exhaust the
+    recursion limit, and (after the schema, which sees them as the
+    reference service's does: NaN is a float there) for NaN/Infinity,
+    numbers that overflow to infinity and strings with lone surrogates.
     """
     try:
-        data = json.loads(body, parse_constant=_refuse_constant,
-                          parse_float=_finite_float)
+        data = json.loads(body)
     except RecursionError:
         raise http_error(webob.exc.HTTPBadRequest,
                          'Malformed JSON: the document is nested too deeply')
     except ValueError as exc:
         raise http_error(webob.exc.HTTPBadRequest,
                          'Malformed JSON: %s' % exc)
-    _check_storable(data)
     validate(data, schema)
+    _check_storable(data)
     return data
 
 
@@ -165,6 +161,23 @@ def extract_json_of_found(body, schema, find):
     except webob.exc.HTTPBadRequest:
         find()
         raise
+
+
+# The 404 details of the routes that name a missing provider twice, as
+# the reference service words them (other routes say it once).
+PROVIDER_NOT_FOUND_SPACED = 'No resource provider with uuid %s found : %s'
+PROVIDER_NOT_FOUND_COLON = 'No resource provider with uuid %s found: %s'
+PROVIDER_NOT_FOUND_QUOTED = "Resource provider '%s' not found: %s"
+
+
+@contextlib.contextmanager
+def provider_not_found(template, uuid):
+    """Make a missing provider (ResourceProviderNotFound) a 404 whose
+    detail is ``template % (uuid, the exception's message)``."""
+    try:
+        yield
+    except exception.ResourceProviderNotFound as exc:
+        raise http_error(webob.exc.HTTPNotFound, template % (uuid, exc))
 
 
 def concurrent_update(exc):

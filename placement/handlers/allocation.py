@@ -112,8 +112,9 @@ def list_for_resource_provider(req):
     ctx = util.context(req)
     ctx.authorize(policies.RP_ALLOC_LIST)
     mv = util.version(req)
-    result = allocation_obj.get_for_provider(
-        ctx, util.wsgi_path_item(req.environ, 'uuid'))
+    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_QUOTED, uuid):
+        result = allocation_obj.get_for_provider(ctx, uuid)
     return util.json_response(
         req, mv, _render_provider(result, mv),
         modified=util.newest(a.created_at for a in result.allocations))

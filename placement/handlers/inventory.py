@@ -134,7 +134,8 @@ def get_inventories(req):
     ctx.authorize(policies.LIST)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    provider, inventories = inv_obj.get_inventories(ctx, uuid)
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_SPACED, uuid):
+        provider, inventories = inv_obj.get_inventories(ctx, uuid)
     return util.json_response(
         req, mv, _render_inventories(inventories, provider.generation),
         modified=_modified(inventories.values()))
@@ -149,7 +150,8 @@ def get_inventory(req):
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     name = util.wsgi_path_item(req.environ, 'resource_class')
-    provider, inv = inv_obj.get_inventory(ctx, uuid, name)
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_SPACED, uuid):
+        provider, inv = inv_obj.get_inventory(ctx, uuid, name)
     return util.json_response(
         req, mv, _render_inventory(inv, provider.generation),
         modified=_modified([inv]))
