@@ -136,7 +136,9 @@ class Route:
                 return handler
         status = getattr(handlers[0], 'below_status', 404)
         if status == 405:
-            raise _method_not_allowed(self.allowed(mv))
+            # A method the URL gains at a later version: no Allow header
+            # and no reason sentence, as the reference service answers.
+            raise webob.exc.HTTPMethodNotAllowed()
         raise webob.exc.HTTPNotFound()
 
     def allowed(self, mv):

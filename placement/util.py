@@ -13,7 +13,6 @@ import urllib.parse
 import uuid
 
 import jsonschema
-import orjson
 from oslo_utils import uuidutils
 import webob
 import webob.exc
@@ -280,23 +279,43 @@ def newest(timestamps):
     return max(present) if present else utcnow()
 
 
+# ``modified`` for an answer with no Last-Modified header even from 1.15
+# (Cache-Control is still sent): where the reference service derives the
+# time from the listed rows alone, as for an empty inventory.
+NOT_MODIFIED = object()
+
+
 def _set_cache_headers(resp, mv, modified):
     if mv >= microversion.CACHE_HEADERS:
-        resp.last_modified = as_utc(modified) or utcnow()
+        if modified is not NOT_MODIFIED:
+            resp.last_modified = as_utc(modified) or utcnow()
         resp.cache_control = 'no-cache'
 
 
 def json_response(req, mv, body, status=200, modified=None, location=None):
     """A JSON response; last-modified and cache-control from 1.15.
 
-    ``modified`` is the entity's newest timestamp; None means now.
+    ``modified`` is the entity's newest timestamp; None means now,
+    NOT_MODIFIED no Last-Modified header.
     """
-    # orjson: the same JSON as json.dumps (keys in the same order), without
-    # the optional whitespace and with UTF-8 rather than \\u escapes, some
-    # thirty times faster: 0.4 ms instead of 11 ms for a 700 KB body of
-    # allocation candidates.
-    return encoded_json_response(req, mv, orjson.dumps(body), status=status,
-                                 modified=modified, location=location)
+    # json.dumps with its defaults, as the reference service writes its
+    # bodies: ", " and ": " between members, non-ASCII as \\u escapes.
+    # Clients that compare bodies byte for byte see the same bytes. The
+    # big answer, allocation candidates, is encoded by orjson and spaced
+    # by upstream_spacing instead.
+    return encoded_json_response(req, mv, json.dumps(body).encode('ascii'),
+                                 status=status, modified=modified,
+                                 location=location)
+
+
+def upstream_spacing(payload):
+    """Compact JSON bytes (orjson's) spaced as json.dumps spaces them.
+
+    Only for JSON whose strings hold no ',' or ':' and only ASCII (uuids,
+    resource class and trait names, group suffixes): a comma or colon
+    there would be spaced too.
+    """
+    return payload.replace(b',', b', ').replace(b':', b': ')
 
 
 def encoded_json_response(req, mv, payload, status=200, modified=None,
