@@ -9,7 +9,6 @@ import datetime
 import functools
 import json
 import re
-import urllib.parse
 import uuid
 
 import jsonschema
@@ -22,7 +21,11 @@ from placement import exception
 from placement import microversion
 
 CONTEXT_KEY = 'placement.context'
+# Bodies: a 'uuid' is anything oslo calls uuid-like (dashless too). Query
+# strings: jsonschema's own 'uuid' format (dashes required). The
+# reference service checks each with these two rules.
 _FORMAT_CHECKER = jsonschema.FormatChecker()
+_QUERY_FORMAT_CHECKER = jsonschema.FormatChecker()
 
 
 @_FORMAT_CHECKER.checks('uuid')
@@ -79,12 +82,7 @@ def _check_storable(data):
             'a double are not JSON numbers.')
 
 
-def _validator(schema):
-    """The jsonschema validator of ``schema`` (see _schema_entry)."""
-    return _schema_entry(schema)[1]
-
-
-def _schema_entry(schema):
+def _schema_entry(schema, format_checker=_FORMAT_CHECKER):
     """(schema, its jsonschema validator, the query strings that passed
     it), built once per schema object.
 
@@ -92,13 +90,14 @@ def _schema_entry(schema):
     the cache holds a few dozen entries. It keeps the schema too, so that
     its id cannot be reused by another dict while cached.
     """
-    entry = _VALIDATORS.get(id(schema))
+    key = (id(schema), id(format_checker))
+    entry = _VALIDATORS.get(key)
     if entry is None or entry[0] is not schema:
         if len(_VALIDATORS) >= _MAX_VALIDATORS:
             _VALIDATORS.clear()  # only a caller building schemas gets here
         validator = jsonschema.validators.validator_for(schema)(
-            schema, format_checker=_FORMAT_CHECKER)
-        entry = _VALIDATORS[id(schema)] = (schema, validator, set())
+            schema, format_checker=format_checker)
+        entry = _VALIDATORS[key] = (schema, validator, set())
     return entry
 
 
@@ -106,7 +105,8 @@ _VALIDATORS = {}
 _MAX_VALIDATORS = 256
 
 
-def validate(data, schema, prefix='JSON does not validate'):
+def validate(data, schema, prefix='JSON does not validate',
+             format_checker=_FORMAT_CHECKER):
     """Validate ``data`` against ``schema``; 400 with jsonschema's report.
 
     Same as ``jsonschema.validate`` (the best-matching error) without
@@ -114,8 +114,8 @@ def validate(data, schema, prefix='JSON does not validate'):
     which cost more than the rest of a write request.
     """
     try:
-        error = jsonschema.exceptions.best_match(
-            _validator(schema).iter_errors(data))
+        validator = _schema_entry(schema, format_checker)[1]
+        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
         if error is not None:
             raise error
     except jsonschema.ValidationError as exc:
@@ -197,37 +197,22 @@ def generation_conflict():
 
 # --- query strings --------------------------------------------------------
 
-def _wsgi_bytes(value):
-    """A PEP 3333 environ string back to its bytes (None if it is not one:
-    a str outside latin-1 cannot have come from the wire)."""
-    if isinstance(value, bytes):
-        return value
-    try:
-        return value.encode('latin-1')
-    except UnicodeEncodeError:
-        return None
-
-
-def check_query_encoding(environ):
-    """400 unless the query string and path decode as UTF-8."""
-    for key, what in (('QUERY_STRING', 'query string'), ('PATH_INFO', 'path')):
-        raw = _wsgi_bytes(environ.get(key, ''))
-        if raw is not None and key == 'QUERY_STRING':
-            raw = urllib.parse.unquote_to_bytes(raw.replace(b'+', b' '))
-        try:
-            if raw is None:
-                raise UnicodeError(key)
-            # The strict decoder also refuses encoded lone surrogates.
-            raw.decode('utf-8')
-        except UnicodeError:
-            raise http_error(webob.exc.HTTPBadRequest,
-                             'The %s is not valid UTF-8.' % what)
-
-
 def query_lists(req):
-    """The query string as {name: [value, ...]} in the order given."""
+    """The query string as {name: [value, ...]} in the order given.
+
+    400 when a name or value is not UTF-8, with the decoder's words, as
+    the reference service answers (only where a handler reads the query
+    string: other routes ignore it there too).
+    """
     params = {}
-    for key, value in req.GET.items():
+    try:
+        items = req.GET.items()
+    except UnicodeError as exc:
+        # (An environ string outside latin-1 fails to encode: no WSGI
+        # server sends one.)
+        raise http_error(webob.exc.HTTPBadRequest,
+                         'Invalid query string parameters: %s' % exc)
+    for key, value in items:
         params.setdefault(key, []).append(value)
     return params
 
@@ -244,11 +229,12 @@ def validate_query(req, schema):
     """
     params = query_lists(req)
     flat = {key: values[-1] for key, values in params.items()}
-    passed = _schema_entry(schema)[2]
+    passed = _schema_entry(schema, _QUERY_FORMAT_CHECKER)[2]
     key = frozenset(flat.items())
     if key in passed:
         return params
-    validate(flat, schema, prefix='Invalid query string parameters')
+    validate(flat, schema, prefix='Invalid query string parameters',
+             format_checker=_QUERY_FORMAT_CHECKER)
     if len(passed) >= _MAX_VALID_QUERIES:
         passed.clear()
     passed.add(key)

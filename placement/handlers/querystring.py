@@ -157,8 +157,10 @@ def parse_member_of(values, mv):
 
 
 def parse_in_tree(value):
-    """A provider uuid (schema-checked already), normalised."""
-    return util.normalize_uuid(value)
+    """A provider uuid (schema-checked already), as given: the lookup
+    decides whether 'ABC...' names 'abc...' (the database's collation
+    does, as for the reference service)."""
+    return value
 
 
 # --- GET /allocation_candidates: request groups and request-wide keys ----

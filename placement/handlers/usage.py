@@ -45,7 +45,8 @@ def get_total_usages(req):
     """
     ctx = util.context(req)
     ctx.authorize(policies.TOTAL_USAGES,
-                  target={'project_id': req.GET.get('project_id')})
+                  target={'project_id': _last(util.query_lists(req),
+                                              'project_id')})
     mv = util.version(req)
     params = util.validate_query(req, QUERY_SCHEMA.at(mv))
     group_by_type = mv >= microversion.CONSUMER_TYPES
