@@ -154,7 +154,7 @@ def _in_window(handler, mv):
 def _method_not_allowed(methods):
     return webob.exc.HTTPMethodNotAllowed(
         'The method specified is not allowed for this resource.',
-        headers={'Allow': ', '.join(methods)})
+        headers={'allow': ', '.join(methods)})
 
 
 ROUTES = [Route(template, methods)

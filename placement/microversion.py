@@ -294,7 +294,8 @@ class MicroversionMiddleware:
         def stamp(status, headers, exc_info=None):
             headers = [(k, v) for k, v in headers
                        if k.lower() != _HEADER_LOWER]
-            headers.append((HEADER, header_value))
+            # Spelled in lower case, as the reference service sends it.
+            headers.append((_HEADER_LOWER, header_value))
             if not (environ.get(NO_VARY_KEY)
                     or any(k.lower() == 'vary' for k, _ in headers)):
                 headers.append(('vary', _HEADER_LOWER))

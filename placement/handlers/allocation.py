@@ -72,9 +72,10 @@ def _render_consumer(result, mv):
     """The GET /allocations/{consumer_uuid} body for ``mv``."""
     providers = {}
     for alloc in result.allocations:
+        # 'resources' before 'generation': the reference member order.
         entry = providers.setdefault(alloc.resource_provider_uuid, {
-            'generation': alloc.resource_provider_generation,
-            'resources': {}})
+            'resources': {},
+            'generation': alloc.resource_provider_generation})
         entry['resources'][alloc.resource_class] = alloc.used
     body = {'allocations': providers}
     consumer = result.consumer
