@@ -242,7 +242,7 @@ def update_inventory(req):
     table = {**_write_errors(uuid, 'update'),
         exception.InventoryNotFound: lambda exc: _bad_request(
             'No inventory record with resource class for resource provider '
-            '%s: %s' % (uuid, exc))}
+            '%s: No inventory of class %s found.' % (uuid, name))}
     generation, stored = _call(
         inv_obj.update_inventory, table, ctx, uuid,
         data['resource_provider_generation'], _parse_inventory(name, data),
