@@ -1,0 +1,95 @@
+"""The allowlist of deliberate differences, and the doc page made from it.
+
+The allowlist (tools/differential-allowlist.yaml) is a YAML list; each
+entry names where the difference shows and why we keep it:
+
+- ``title``: one line for the doc page;
+- ``file`` and ``test``: glob patterns for the gabbi file and test name;
+- ``kind``: a glob for the difference kind (``status``, ``body content``,
+  ``rows allocations``...);
+- ``category``: why upstream's answer is not followed, one of
+  ``CATEGORIES``;
+- ``reason``: the explanation (reStructuredText) for the doc page.
+
+``render`` makes doc/source/admin/differences-from-upstream.rst; a unit
+test checks that the page in the tree is what it renders.
+"""
+import fnmatch
+import os
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+PATH = os.path.join(ROOT, 'tools', 'differential-allowlist.yaml')
+DOC_PATH = os.path.join(ROOT, 'doc', 'source', 'admin',
+                        'differences-from-upstream.rst')
+CATEGORIES = {
+    'upstream-500': 'upstream answers 500 Internal Server Error',
+    'over-commit': 'upstream over-commits a provider',
+    'stray-row': 'upstream leaves a stray row in the database',
+}
+FIELDS = ('title', 'file', 'test', 'kind', 'category', 'reason')
+
+
+def load(path=PATH):
+    with open(path) as handle:
+        entries = yaml.safe_load(handle) or []
+    for number, entry in enumerate(entries, 1):
+        missing = [field for field in FIELDS if field not in entry]
+        if missing:
+            raise ValueError('allowlist entry %d lacks %s'
+                             % (number, ', '.join(missing)))
+        if entry['category'] not in CATEGORIES:
+            raise ValueError('allowlist entry %d: category %r is not one '
+                             'of %s' % (number, entry['category'],
+                                        ', '.join(sorted(CATEGORIES))))
+    return entries
+
+
+def match(entries, file, test, kind):
+    """The first entry that allows this difference, or None."""
+    for entry in entries:
+        if (fnmatch.fnmatchcase(file, entry['file'])
+                and fnmatch.fnmatchcase(test, entry['test'])
+                and fnmatch.fnmatchcase(kind, entry['kind'])):
+            return entry
+    return None
+
+
+INTRO = """\
+========================
+Differences from upstream
+========================
+
+.. This page is generated from tools/differential-allowlist.yaml by
+   ``tools/differential --write-doc``; edit the allowlist, not this page.
+
+This service answers every request as the upstream Placement release
+does: the same status, headers, body (key order, list order and error
+texts included) and the same rows in the database, so that it can replace
+upstream, and upstream can replace it again, on the same database.
+``tools/differential`` checks this by replaying the whole functional test
+suite against both services and comparing every answer and every table.
+
+It differs on purpose only where upstream answers ``500 Internal Server
+Error``, over-commits a provider or leaves a stray row behind. Those cases
+are listed here.
+"""
+
+
+def render(entries):
+    """The reStructuredText of the doc page."""
+    parts = [INTRO.replace('=' * 24, '=' * len('Differences from upstream'))]
+    if not entries:
+        parts.append('\nThere are none at present: every request of the '
+                     'functional test suite\ngets the same answer from '
+                     'both services.\n')
+    for entry in entries:
+        title = entry['title'].strip()
+        parts.append('\n%s\n%s\n\n' % (title, '-' * len(title)))
+        parts.append('*Why:* %s.\n\n' % CATEGORIES[entry['category']])
+        parts.append(entry['reason'].strip() + '\n')
+        parts.append('\n*Seen in:* ``%s``, test ``%s`` (%s).\n'
+                     % (entry['file'], entry['test'], entry['kind']))
+    return ''.join(parts)
