@@ -58,9 +58,9 @@ def match(entries, file, test, kind):
 
 
 INTRO = """\
-========================
+=========================
 Differences from upstream
-========================
+=========================
 
 .. This page is generated from tools/differential-allowlist.yaml by
    ``tools/differential --write-doc``; edit the allowlist, not this page.
@@ -80,7 +80,7 @@ are listed here.
 
 def render(entries):
     """The reStructuredText of the doc page."""
-    parts = [INTRO.replace('=' * 24, '=' * len('Differences from upstream'))]
+    parts = [INTRO]
     if not entries:
         parts.append('\nThere are none at present: every request of the '
                      'functional test suite\ngets the same answer from '
