@@ -4,12 +4,19 @@ The allowlist (tools/differential-allowlist.yaml) is a YAML list; each
 entry names where the difference shows and why we keep it:
 
 - ``title``: one line for the doc page;
-- ``file`` and ``test``: glob patterns for the gabbi file and test name;
+- ``file``: a glob for the gabbi file; ``test``: a glob for the test
+  name, or a list of them;
 - ``kind``: a glob for the difference kind (``status``, ``body content``,
   ``rows allocations``...);
 - ``category``: why upstream's answer is not followed, one of
   ``CATEGORIES``;
-- ``reason``: the explanation (reStructuredText) for the doc page.
+- ``reason``: the explanation (reStructuredText) for the doc page;
+- ``request`` (optional): a glob for the request line (``GET /usages*``);
+- ``stray_rows_only`` (optional, for ``rows ...`` kinds): allow only
+  rows that upstream has and we do not, never a row that differs.
+
+An ``upstream-500`` entry allows a difference only where upstream's
+answer was a 500, so a broad pattern cannot hide anything else.
 
 ``render`` makes doc/source/admin/differences-from-upstream.rst; a unit
 test checks that the page in the tree is what it renders.
@@ -47,11 +54,22 @@ def load(path=PATH):
     return entries
 
 
-def match(entries, file, test, kind):
+def match(entries, file, test, kind, detail='', request='',
+          upstream_status=''):
     """The first entry that allows this difference, or None."""
     for entry in entries:
+        if entry.get('stray_rows_only') and 'only ours' in detail:
+            continue
+        if (entry['category'] == 'upstream-500'
+                and not upstream_status.startswith('500')):
+            continue
+        if not fnmatch.fnmatchcase(request, entry.get('request', '*')):
+            continue
+        tests = entry['test']
+        if isinstance(tests, str):
+            tests = [tests]
         if (fnmatch.fnmatchcase(file, entry['file'])
-                and fnmatch.fnmatchcase(test, entry['test'])
+                and any(fnmatch.fnmatchcase(test, t) for t in tests)
                 and fnmatch.fnmatchcase(kind, entry['kind'])):
             return entry
     return None
@@ -90,6 +108,11 @@ def render(entries):
         parts.append('\n%s\n%s\n\n' % (title, '-' * len(title)))
         parts.append('*Why:* %s.\n\n' % CATEGORIES[entry['category']])
         parts.append(entry['reason'].strip() + '\n')
-        parts.append('\n*Seen in:* ``%s``, test ``%s`` (%s).\n'
-                     % (entry['file'], entry['test'], entry['kind']))
+        tests = entry['test']
+        if isinstance(tests, str):
+            tests = [tests]
+        if entry.get('request'):
+            parts.append('\n*Requests:* ``%s``\n' % entry['request'])
+        parts.append('\n*Seen in* ``%s``, tests:\n\n' % entry['file'])
+        parts.extend('- %s\n' % test for test in tests)
     return ''.join(parts)

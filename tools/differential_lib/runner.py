@@ -40,19 +40,20 @@ class Recorder:
         self.gabbi_failures = []
 
     def exchange(self, method, uri, ours, up, found):
-        self._count('%s %s' % (method, uri), found)
+        self._count('%s %s' % (method, uri), found, up.status)
 
     def table_rows(self, found):
         self._count('rows after the file', found)
 
-    def _count(self, where, found):
+    def _count(self, where, found, upstream_status=''):
         if not found:
             self.same += 1
             return
         kept = []
         for kind, detail in found:
             entry = allowlist.match(self.entries, self.file,
-                                    self.test or '', kind)
+                                    self.test or '', kind, detail, where,
+                                    upstream_status)
             kept.append(Difference(self.file, self.test, where, kind,
                                    detail, entry))
         self.differences.extend(kept)
@@ -77,11 +78,6 @@ class _Result(unittest.TestResult):
         super().startTest(test)
         data = getattr(test, 'test_data', None)
         self.recorder.test = data['name'] if data else str(test)
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        if not getattr(test, 'test_data', None):
-            self.recorder.skipped[self.recorder.file] = reason
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
@@ -133,7 +129,7 @@ class _Dual:
     def stop_fixture(self):
         run = self.run
         try:
-            run.recorder.test = None
+            run.recorder.test = ROWS_TEST
             ours = rows.dump(self.placement.url)
             up = rows.dump(self.up_url, run.tee.uuid_map.to_ours)
             run.recorder.table_rows(
@@ -146,6 +142,8 @@ class _Dual:
 
 
 _real_uuid = candidate_trees.uuid
+# The "test name" under which the rows compared after a file are reported.
+ROWS_TEST = '(rows after the file)'
 
 
 class _Uuids:
@@ -187,7 +185,11 @@ class Run:
             directory, unittest.TestLoader(), host=None,
             intercept=lambda: self.tee, test_loader_name='differential',
             fixture_module=self.fixture_namespace())
-        suite.run(_Result(self.recorder))
+        result = _Result(self.recorder)
+        suite.run(result)
+        if result.skipped and not result.testsRun:
+            # A fixture that skips (MySQLUtf8Fixture) skips the file.
+            self.recorder.skipped[self.recorder.file] = result.skipped[0][1]
         os.unlink(os.path.join(directory, os.path.basename(path)))
         os.rmdir(directory)
 
@@ -244,8 +246,10 @@ def report(recorder, db):
     for name, reason in sorted(recorder.skipped.items()):
         print('skipped %s: %s' % (name, reason))
     if recorder.gabbi_failures:
-        print('%d gabbi assertions failed against our service'
-              % len(recorder.gabbi_failures))
+        print('%d gabbi tests failed against our service (answers still '
+              'compared):' % len(recorder.gabbi_failures))
+        for name, test in recorder.gabbi_failures:
+            print('    %s :: %s' % (name, test))
     print('%d differences allowed by tools/differential-allowlist.yaml'
           % recorder.allowed)
     print('%d same, %d different' % (recorder.same, recorder.different))

@@ -51,7 +51,7 @@ class TestDifferencesPage(testtools.TestCase):
 
     def test_match_by_file_test_and_kind(self):
         entries = [{'file': 'allocation-*.yaml', 'test': 'bad *',
-                    'kind': 'status'}]
+                    'kind': 'status', 'category': 'stray-row'}]
         match = self.allowlist.match
         self.assertIs(entries[0], match(entries, 'allocation-post.yaml',
                                         'bad claim', 'status'))
@@ -59,6 +59,28 @@ class TestDifferencesPage(testtools.TestCase):
                                 'bad claim', 'body content'))
         self.assertIsNone(match(entries, 'inventory-put.yaml',
                                 'bad claim', 'status'))
+
+    def test_an_upstream_500_entry_needs_upstream_500(self):
+        entries = [{'file': '*', 'test': '*', 'kind': '*',
+                    'request': 'GET /usages?*', 'category': 'upstream-500'}]
+        match = self.allowlist.match
+        self.assertIsNotNone(match(entries, 'f.yaml', 't', 'status', '',
+                                   'GET /usages?project_id=x',
+                                   '500 Internal Server Error'))
+        self.assertIsNone(match(entries, 'f.yaml', 't', 'status', '',
+                                'GET /usages?project_id=x', '200 OK'))
+        self.assertIsNone(match(entries, 'f.yaml', 't', 'status', '',
+                                'GET /traits', '500 Internal Server Error'))
+
+    def test_stray_rows_only(self):
+        entries = [{'file': '*', 'test': '*', 'kind': 'rows *',
+                    'category': 'stray-row', 'stray_rows_only': True}]
+        match = self.allowlist.match
+        self.assertIsNotNone(match(entries, 'f.yaml', 't', 'rows consumers',
+                                   'only upstream: uuid=1'))
+        self.assertIsNone(match(entries, 'f.yaml', 't', 'rows consumers',
+                                'only ours:     uuid=1\n'
+                                'only upstream: uuid=2'))
 
     def _tempfile(self, text):
         import tempfile
