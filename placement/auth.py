@@ -39,8 +39,10 @@ class NoAuthMiddleware:
         if is_root_path(environ):
             return self.application(environ, start_response)
         token = environ.get('HTTP_X_AUTH_TOKEN')
-        if not token:
+        if token is None:
             return webob.exc.HTTPUnauthorized()(environ, start_response)
+        # An empty token names a user without roles: policy refuses it
+        # (403), as in the reference service.
         user_id, _sep, project_id = token.partition(':')
         project_id = project_id or user_id
         if 'HTTP_X_ROLES' not in environ:

@@ -38,12 +38,14 @@ def json_error_formatter(body, status, title, environ, code=None,
         'title': title,
         'detail': body,
     }
-    request_id = environ.get(REQUEST_ID_KEY)
-    if request_id:
-        error['request_id'] = request_id
+    # The reference service's member order: code (from 1.23) before
+    # request_id.
     mv = environ.get(microversion.ENVIRON_KEY)
     if mv is not None and mv >= microversion.ERROR_CODES:
         error['code'] = code or DEFAULT
+    request_id = environ.get(REQUEST_ID_KEY)
+    if request_id:
+        error['request_id'] = request_id
     if extra:
         error.update(extra)
     return {'errors': [error]}

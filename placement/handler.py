@@ -136,7 +136,9 @@ class Route:
                 return handler
         status = getattr(handlers[0], 'below_status', 404)
         if status == 405:
-            raise _method_not_allowed(self.allowed(mv))
+            # A method the URL gains at a later version: no Allow header
+            # and no reason sentence, as the reference service answers.
+            raise webob.exc.HTTPMethodNotAllowed()
         raise webob.exc.HTTPNotFound()
 
     def allowed(self, mv):
@@ -151,7 +153,8 @@ def _in_window(handler, mv):
 
 def _method_not_allowed(methods):
     return webob.exc.HTTPMethodNotAllowed(
-        headers={'Allow': ', '.join(methods)})
+        'The method specified is not allowed for this resource.',
+        headers={'allow': ', '.join(methods)})
 
 
 ROUTES = [Route(template, methods)
@@ -173,8 +176,17 @@ def _check_content_headers(req):
 
 
 def _path(environ):
+    """PATH_INFO as the WSGI server gives it: each byte one latin-1
+    character, never decoded as UTF-8. The reference service matches and
+    names path segments that way, so a non-UTF-8 path is an ordinary 404
+    and 'CUSTOM_\xc3\xa9' is what a 404 for CUSTOM_\u00e9 names."""
     path = environ.get('PATH_INFO', '') or '/'
-    return path.encode('latin-1').decode('utf-8')
+    try:
+        path.encode('latin-1')
+    except UnicodeEncodeError:
+        return None  # not from the wire (PEP 3333): matches no route
+    return path
+
 
 
 # Templates without a variable, by path: a template with a variable has
@@ -184,6 +196,8 @@ _STATIC_ROUTES = {route.template: route for route in ROUTES
 
 
 def _match(path):
+    if path is None:
+        return None, None
     route = _STATIC_ROUTES.get(path)
     if route is not None:
         return route, {}
@@ -213,17 +227,19 @@ class PlacementHandler:
     @staticmethod
     def _dispatch(req):
         _check_content_headers(req)
-        util.check_query_encoding(req.environ)
         route, args = _match(_path(req.environ))
         if route is None:
+            req.environ[microversion.NO_VARY_KEY] = True
             raise webob.exc.HTTPNotFound()
         handler = route.select(req.method, util.version(req))
         req.environ['wsgiorg.routing_args'] = ((), args)
         try:
             return handler(req)
         except exception.NotFound as exc:
+            req.environ[microversion.NO_VARY_KEY] = True
             raise webob.exc.HTTPNotFound(str(exc))
         except exception.PolicyNotAuthorized as exc:
+            req.environ[microversion.NO_VARY_KEY] = True
             raise webob.exc.HTTPForbidden(str(exc))
         except exception.InvalidInput as exc:
             raise webob.exc.HTTPBadRequest(str(exc))

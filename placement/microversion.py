@@ -220,6 +220,24 @@ def extract_version(headers):
     return _version_of_header(headers.get(HEADER))
 
 
+def _parse_header_version(text):
+    """The header's version as the reference service reads it: 'latest'
+    (that spelling only), else major and minor split at the first dot and
+    read by int() (so ' 1.02' is 1.2 and '-1.2' is out of range rather
+    than malformed); the ValueError says what int() said.
+    """
+    if text == 'latest':
+        return MAX_VERSION
+    try:
+        numbers = [int(part) for part in text.split('.', 1)]
+        if len(numbers) < 2:
+            raise ValueError("Version.__new__() missing 1 required "
+                             "positional argument: 'minor'")
+        return Version(*numbers)
+    except ValueError as exc:
+        raise ValueError('invalid version string: %s; %s' % (text, exc))
+
+
 def _version_of_header(value):
     """extract_version for the header's value (None when absent)."""
     text = None
@@ -230,15 +248,18 @@ def _version_of_header(value):
                 text = parts[1].strip()
     if text is None:
         return MIN_VERSION
-    if text.lower() == 'latest':
-        return MAX_VERSION
-    version = parse_version(text)
+    version = _parse_header_version(text)
     if not MIN_VERSION <= version <= MAX_VERSION:
         raise LookupError('Unacceptable version header: %s' % text)
     return version
 
 
 # The header as a WSGI environ key (how webob's request.headers finds it).
+# Set by dispatch for the answers that carry no Vary header in the
+# reference service: a path no route matches, and the 404/403 that
+# dispatch makes of NotFound and PolicyNotAuthorized.
+NO_VARY_KEY = 'placement.microversion.no_vary'
+
 _ENVIRON_HEADER = 'HTTP_' + HEADER.upper().replace('-', '_')
 _HEADER_LOWER = HEADER.lower()
 
@@ -273,8 +294,10 @@ class MicroversionMiddleware:
         def stamp(status, headers, exc_info=None):
             headers = [(k, v) for k, v in headers
                        if k.lower() != _HEADER_LOWER]
-            headers.append((HEADER, header_value))
-            if not any(k.lower() == 'vary' for k, _ in headers):
+            # Spelled in lower case, as the reference service sends it.
+            headers.append((_HEADER_LOWER, header_value))
+            if not (environ.get(NO_VARY_KEY)
+                    or any(k.lower() == 'vary' for k, _ in headers)):
                 headers.append(('vary', _HEADER_LOWER))
             return start_response(status, headers, exc_info)
 

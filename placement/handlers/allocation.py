@@ -72,9 +72,10 @@ def _render_consumer(result, mv):
     """The GET /allocations/{consumer_uuid} body for ``mv``."""
     providers = {}
     for alloc in result.allocations:
+        # 'resources' before 'generation': the reference member order.
         entry = providers.setdefault(alloc.resource_provider_uuid, {
-            'generation': alloc.resource_provider_generation,
-            'resources': {}})
+            'resources': {},
+            'generation': alloc.resource_provider_generation})
         entry['resources'][alloc.resource_class] = alloc.used
     body = {'allocations': providers}
     consumer = result.consumer
@@ -112,8 +113,9 @@ def list_for_resource_provider(req):
     ctx = util.context(req)
     ctx.authorize(policies.RP_ALLOC_LIST)
     mv = util.version(req)
-    result = allocation_obj.get_for_provider(
-        ctx, util.wsgi_path_item(req.environ, 'uuid'))
+    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_QUOTED, uuid):
+        result = allocation_obj.get_for_provider(ctx, uuid)
     return util.json_response(
         req, mv, _render_provider(result, mv),
         modified=util.newest(a.created_at for a in result.allocations))

@@ -194,7 +194,9 @@ def _render(result, mv):
         parts, result.summaries,
         lambda chunk: {s.uuid: render_summary(s) for s in chunk}, b'{')
     parts.append(b'}')
-    return parts
+    # Every string here is a uuid, a class or trait name or a group
+    # suffix: no ',' or ':' inside one, so spacing the bytes is exact.
+    return [util.upstream_spacing(part) for part in parts]
 
 
 def _find(ctx, query, mv):

@@ -45,14 +45,34 @@ def _render_inventory(inv, generation=None):
 
 def _render_inventories(inventories, generation):
     return {
+        'resource_provider_generation': generation,
         'inventories': {name: _render_inventory(inv)
                         for name, inv in inventories.items()},
-        'resource_provider_generation': generation,
     }
 
 
+_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': schema.MAX_INT,
+             'step_size': 1, 'allocation_ratio': 1.0}
+
+
+def _render_echo(data, generation=None):
+    """One written inventory as the client sent it, absent fields at
+    their defaults: the reference service answers a write with the
+    request's values, so an allocation_ratio sent as 1 reads 1 there
+    (and 1.0 in a later GET, from the stored float)."""
+    body = {field: data.get(field, _DEFAULTS.get(field))
+            for field in _FIELDS}
+    if generation is not None:
+        body['resource_provider_generation'] = generation
+    return body
+
+
 def _modified(inventories):
-    """The newest updated_at/created_at of some inventories, else now."""
+    """The newest updated_at/created_at of some inventories; with none,
+    no Last-Modified header (as the reference service answers)."""
+    inventories = list(inventories)
+    if not inventories:
+        return util.NOT_MODIFIED
     return util.newest([inv.updated_at or inv.created_at
                         for inv in inventories])
 
@@ -134,7 +154,8 @@ def get_inventories(req):
     ctx.authorize(policies.LIST)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    provider, inventories = inv_obj.get_inventories(ctx, uuid)
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_SPACED, uuid):
+        provider, inventories = inv_obj.get_inventories(ctx, uuid)
     return util.json_response(
         req, mv, _render_inventories(inventories, provider.generation),
         modified=_modified(inventories.values()))
@@ -149,7 +170,11 @@ def get_inventory(req):
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     name = util.wsgi_path_item(req.environ, 'resource_class')
-    provider, inv = inv_obj.get_inventory(ctx, uuid, name)
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_SPACED, uuid):
+        try:
+            provider, inv = inv_obj.get_inventory(ctx, uuid, name)
+        except exception.InventoryNotFound as exc:
+            raise util.http_error(webob.exc.HTTPNotFound, str(exc))
     return util.json_response(
         req, mv, _render_inventory(inv, provider.generation),
         modified=_modified([inv]))
@@ -173,7 +198,7 @@ def create_inventory(req):
     generation, stored = _call(inv_obj.add_inventory, table, ctx, uuid, inv,
                                _allow_reserved_equal_total(mv))
     return util.json_response(
-        req, mv, _render_inventory(stored, generation), status=201,
+        req, mv, _render_echo(data, generation), status=201,
         modified=_modified([stored]),
         location=_inventory_url(req, uuid, inv.resource_class))
 
@@ -196,8 +221,10 @@ def set_inventories(req):
         inv_obj.set_inventories, table, ctx, uuid,
         data['resource_provider_generation'], _parse_inventories(data),
         _allow_reserved_equal_total(mv))
-    return util.json_response(req, mv,
-                              _render_inventories(stored, generation),
+    body = {'resource_provider_generation': generation,
+            'inventories': {name: _render_echo(inv)
+                            for name, inv in data['inventories'].items()}}
+    return util.json_response(req, mv, body,
                               modified=_modified(stored.values()))
 
 
@@ -215,12 +242,12 @@ def update_inventory(req):
     table = {**_write_errors(uuid, 'update'),
         exception.InventoryNotFound: lambda exc: _bad_request(
             'No inventory record with resource class for resource provider '
-            '%s: %s' % (uuid, exc))}
+            '%s: No inventory of class %s found.' % (uuid, name))}
     generation, stored = _call(
         inv_obj.update_inventory, table, ctx, uuid,
         data['resource_provider_generation'], _parse_inventory(name, data),
         _allow_reserved_equal_total(mv))
-    return util.json_response(req, mv, _render_inventory(stored, generation),
+    return util.json_response(req, mv, _render_echo(data, generation),
                               modified=_modified([stored]))
 
 
@@ -263,7 +290,8 @@ def delete_inventory(req):
             'Unable to delete inventory of class %s: %s' % (name, exc)),
         exception.InventoryNotFound: lambda exc: util.http_error(
             webob.exc.HTTPNotFound,
-            'No inventory of class %s found for delete' % name),
+            'No inventory of class %s found for delete: No inventory of '
+            'class %s found for delete' % (name, name)),
     }
     _call(inv_obj.delete_inventory, table, ctx, uuid, name)
     return util.empty_response(req, mv)

@@ -15,6 +15,7 @@ from placement.solver import model
 from placement import util
 
 MAX_AMOUNT = 2147483647
+MAX_LIMIT = 2 ** 31 - 1
 
 _RESOURCES_FORM = ('Badly formed resources parameter. Expected resources '
                    'query string parameter in form: '
@@ -156,8 +157,10 @@ def parse_member_of(values, mv):
 
 
 def parse_in_tree(value):
-    """A provider uuid (schema-checked already), normalised."""
-    return util.normalize_uuid(value)
+    """A provider uuid (schema-checked already), as given: the lookup
+    decides whether 'ABC...' names 'abc...' (the database's collation
+    does, as for the reference service)."""
+    return value
 
 
 # --- GET /allocation_candidates: request groups and request-wide keys ----
@@ -331,7 +334,11 @@ def parse_candidate_query(params, mv):
         check_trait_conflicts(groups)
     group_policy = params.get('group_policy', [None])[0]
     check_group_policy(groups, group_policy)
-    limit = int(params['limit'][0]) if 'limit' in params else None
+    limit = None
+    if 'limit' in params:
+        # The schema checked the last value; any number of digits passes
+        # it, and more candidates than MAX_LIMIT never exist.
+        limit = min(int(params['limit'][-1]), MAX_LIMIT)
     return model.CandidateQuery(
         groups=groups, group_policy=group_policy,
         same_subtrees=same_subtrees, root_traits=root_traits, limit=limit,

@@ -87,11 +87,12 @@ def create_resource_provider(req):
     data = util.extract_json(req.body, POST_SCHEMA.at(mv))
     uuid = (util.normalize_uuid(data['uuid']) if data.get('uuid')
             else uuidutils.generate_uuid())
+    # The parent as given: the lookup decides whether 'ABC...' names
+    # 'abc...' (the collation does, as for the reference service).
     parent_uuid = data.get('parent_provider_uuid')
     try:
         provider = rp_obj.create_provider(
-            ctx, uuid, data['name'],
-            util.normalize_uuid(parent_uuid) if parent_uuid else None)
+            ctx, uuid, data['name'], parent_uuid or None)
     except exception.DuplicateName as exc:
         raise _duplicate(exc)
     except exception.ConcurrentUpdateDetected as exc:
@@ -127,17 +128,6 @@ def _one(params, key):
     return values[-1] if values else None
 
 
-def _check_dashed_uuid(value):
-    """Query uuids must be in the dashed form (jsonschema's own 'uuid'
-    format, stricter than the one bodies are checked with)."""
-    if value is not None and not (
-            len(value) == 36
-            and all(value[pos] == '-' for pos in (8, 13, 18, 23))):
-        raise querystring.bad_request(
-            "Invalid query string parameters: '%s' is not a 'uuid'" % value)
-    return value
-
-
 def _parse_list_filter(params, mv):
     """The validated query string as a provider_list.ProviderFilter."""
     member_of = required = None
@@ -148,8 +138,8 @@ def _parse_list_filter(params, mv):
     resources = {}
     if 'resources' in params:
         resources = querystring.parse_resources(_one(params, 'resources'))
-    in_tree = _check_dashed_uuid(_one(params, 'in_tree'))
-    uuid = _check_dashed_uuid(_one(params, 'uuid'))
+    in_tree = _one(params, 'in_tree')
+    uuid = _one(params, 'uuid')
     return provider_list.ProviderFilter(
         # An empty name filters nothing, as upstream.
         name=_one(params, 'name') or None,
@@ -193,8 +183,6 @@ def update_resource_provider(req):
     data = util.extract_json_of_found(
         req.body, PUT_SCHEMA.at(mv), lambda: rp_obj.get_provider(ctx, uuid))
     parent_uuid = data.get('parent_provider_uuid', rp_obj.UNSET)
-    if parent_uuid not in (None, rp_obj.UNSET):
-        parent_uuid = util.normalize_uuid(parent_uuid)
     try:
         provider = rp_obj.update_provider(
             ctx, uuid, data['name'], parent_uuid,

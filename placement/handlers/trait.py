@@ -93,8 +93,13 @@ def get_trait(req):
     ctx = util.context(req)
     ctx.authorize(policies.TRAITS_SHOW)
     mv = util.version(req)
-    trait = trait_obj.get_trait(ctx, util.wsgi_path_item(req.environ,
-                                                         'name'))
+    # Translated here rather than by dispatch: the reference service's
+    # 404 for a trait carries the Vary header (see NO_VARY_KEY).
+    try:
+        trait = trait_obj.get_trait(ctx, util.wsgi_path_item(req.environ,
+                                                             'name'))
+    except exception.TraitNotFound as exc:
+        raise util.http_error(webob.exc.HTTPNotFound, str(exc))
     return util.empty_response(req, mv, modified=trait.created_at,
                                cache_headers=True)
 
@@ -130,6 +135,8 @@ def delete_trait(req):
                                                         'name'))
     except exception.TraitCannotDeleteStandard as exc:
         raise _bad_request(str(exc))
+    except exception.TraitNotFound as exc:
+        raise util.http_error(webob.exc.HTTPNotFound, str(exc))
     except exception.TraitInUse as exc:
         raise util.http_error(webob.exc.HTTPConflict, str(exc))
     return util.empty_response(req, mv)
@@ -149,8 +156,9 @@ def list_traits_for_resource_provider(req):
     ctx = util.context(req)
     ctx.authorize(policies.RP_TRAIT_LIST)
     mv = util.version(req)
-    result = trait_obj.get_provider_traits(
-        ctx, util.wsgi_path_item(req.environ, 'uuid'))
+    uuid = util.wsgi_path_item(req.environ, 'uuid')
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_COLON, uuid):
+        result = trait_obj.get_provider_traits(ctx, uuid)
     return util.json_response(req, mv, _render_provider_traits(result),
                               modified=_modified(result.traits))
 

@@ -23,7 +23,8 @@ def list_usages(req):
     ctx.authorize(policies.PROVIDER_USAGES)
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
-    provider, usages = usage_obj.get_provider_usages(ctx, uuid)
+    with util.provider_not_found(util.PROVIDER_NOT_FOUND_COLON, uuid):
+        provider, usages = usage_obj.get_provider_usages(ctx, uuid)
     body = {'resource_provider_generation': provider.generation,
             'usages': usages}
     return util.json_response(req, mv, body)
@@ -44,7 +45,8 @@ def get_total_usages(req):
     """
     ctx = util.context(req)
     ctx.authorize(policies.TOTAL_USAGES,
-                  target={'project_id': req.GET.get('project_id')})
+                  target={'project_id': _last(util.query_lists(req),
+                                              'project_id')})
     mv = util.version(req)
     params = util.validate_query(req, QUERY_SCHEMA.at(mv))
     group_by_type = mv >= microversion.CONSUMER_TYPES

@@ -260,10 +260,12 @@ def add_inventory(ctx, provider_uuid, inventory,
     """Add one class to a provider's inventory; (generation, Inventory).
 
     Raises InventoryExists when the class is already there, plus the
-    errors of ``replace_inventories``.
+    errors of ``replace_inventories``; an unusable capacity is refused
+    before the class is looked for (the reference service's order).
     """
     with db_api.transaction(ctx) as conn:
         provider, generation = _lock_provider(conn, provider_uuid)
+        check_capacity(provider.uuid, inventory, allow_reserved_equal_total)
         current = fetch_inventories(conn, provider.id)
         name = inventory.resource_class
         if name in current:

@@ -2,25 +2,29 @@
 
 Each version is built from the previous one by ``_extend`` which returns
 a new dict: a published schema is never mutated.
+
+The content and the key order of these dicts are observable: a 400 for a
+body that does not validate prints the failing (sub)schema, as the
+reference service does, so each dict is written in the order that
+service prints it. Amounts have no maximum here: one beyond a provider's
+max_unit fails the capacity check with a 409, as in the reference
+service.
 """
 import copy
-
-# Amounts are stored in a 32-bit signed column.
-MAX_AMOUNT = 2147483647
 
 RESOURCES = {
     'type': 'object',
     'minProperties': 1,
     'patternProperties': {
-        '^[A-Z0-9_]+$': {'type': 'integer', 'minimum': 1,
-                         'maximum': MAX_AMOUNT},
+        '^[A-Z0-9_]+$': {'type': 'integer', 'minimum': 1},
     },
     'additionalProperties': False,
 }
 
 _UUID_KEY = '^[0-9a-fA-F-]{36}$'
 _EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
-CONSUMER_GENERATION = {'type': ['integer', 'null']}
+CONSUMER_GENERATION = {'type': ['integer', 'null'],
+                       'additionalProperties': False}
 CONSUMER_TYPE = {'type': 'string', 'pattern': '^[A-Z0-9_]+$',
                  'minLength': 1, 'maxLength': 255}
 # Accepted (as upstream: unanchored, so any key passes) and ignored.
@@ -36,12 +40,12 @@ MAPPINGS = {
 }
 
 
-def _extend(schema, properties=None, required=(), **changes):
-    """A copy of ``schema`` with more properties/required keys."""
+def _extend(schema, properties=None, required=()):
+    """A copy of ``schema`` with more properties (or replaced ones, kept
+    in place) and more required keys, appended."""
     new = copy.deepcopy(schema)
     new['properties'].update(copy.deepcopy(properties or {}))
     new['required'] = list(new.get('required', [])) + list(required)
-    new.update(copy.deepcopy(changes))
     return new
 
 
@@ -53,8 +57,8 @@ _LIST_ENTRY = {
         'resource_provider': {
             'type': 'object',
             'properties': {'uuid': {'type': 'string', 'format': 'uuid'}},
-            'required': ['uuid'],
             'additionalProperties': False,
+            'required': ['uuid'],
         },
         'resources': RESOURCES,
     },
@@ -99,9 +103,22 @@ def _dict_allocations(min_providers):
     }
 
 
-PUT_ALLOCATIONS_V1_12 = _extend(
-    PUT_ALLOCATIONS_V1_8,
-    properties={'allocations': _dict_allocations(1)})
+def _consumer(min_providers):
+    """One consumer's body in the dict form (its key order differs from
+    the list form's: additionalProperties before required)."""
+    return copy.deepcopy({
+        'type': 'object',
+        'properties': {
+            'allocations': _dict_allocations(min_providers),
+            'project_id': _EXTERNAL_ID,
+            'user_id': _EXTERNAL_ID,
+        },
+        'additionalProperties': False,
+        'required': ['allocations', 'project_id', 'user_id'],
+    })
+
+
+PUT_ALLOCATIONS_V1_12 = _consumer(1)
 
 # From 1.28 an empty allocations object deletes them all.
 PUT_ALLOCATIONS_V1_28 = _extend(
@@ -119,16 +136,7 @@ PUT_ALLOCATIONS_V1_38 = _extend(
 
 # --- POST /allocations (1.13+): many consumers at once -------------------
 
-CONSUMER_V1_13 = {
-    'type': 'object',
-    'properties': {
-        'allocations': _dict_allocations(0),
-        'project_id': _EXTERNAL_ID,
-        'user_id': _EXTERNAL_ID,
-    },
-    'required': ['allocations', 'project_id', 'user_id'],
-    'additionalProperties': False,
-}
+CONSUMER_V1_13 = _consumer(0)
 CONSUMER_V1_28 = _extend(
     CONSUMER_V1_13, properties={'consumer_generation': CONSUMER_GENERATION},
     required=['consumer_generation'])
@@ -143,8 +151,8 @@ def consumers_schema(consumer, min_consumers=1):
     return {
         'type': 'object',
         'minProperties': min_consumers,
-        'patternProperties': {_UUID_KEY: copy.deepcopy(consumer)},
         'additionalProperties': False,
+        'patternProperties': {_UUID_KEY: copy.deepcopy(consumer)},
     }
 
 

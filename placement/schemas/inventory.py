@@ -1,7 +1,9 @@
 """JSON schemas for inventory request bodies.
 
 The field limits are the database's: integers fit a signed 32-bit column,
-allocation_ratio a single-precision float. Schemas are the same at every
+allocation_ratio a single-precision float. Content and key order are
+observable (a 400 prints the failing schema, as the reference service
+does), so they follow that service's. Schemas are the same at every
 microversion; the reserved == total rule that changed at 1.26 is a
 capacity check in ``objects.inventory``, not a schema.
 """
@@ -44,15 +46,16 @@ PUT_INVENTORY = _object(['total', 'resource_provider_generation'],
 # POST /resource_providers/{uuid}/inventories (undocumented, upstream has it)
 POST_INVENTORY = _object(
     ['total', 'resource_class'],
-    resource_class={'type': 'string', 'pattern': RESOURCE_CLASS_PATTERN},
-    resource_provider_generation=_GENERATION, **_FIELDS)
+    resource_provider_generation=_GENERATION, **_FIELDS,
+    resource_class={'type': 'string', 'pattern': RESOURCE_CLASS_PATTERN})
 
 # PUT /resource_providers/{uuid}/inventories
 PUT_INVENTORIES = _object(
     ['resource_provider_generation', 'inventories'],
     resource_provider_generation=_GENERATION,
+    # Any key passes here: an unknown or malformed class name is the
+    # operation's 400 ("Unknown resource class in inventory ...").
     inventories={
         'type': 'object',
         'patternProperties': {RESOURCE_CLASS_PATTERN: _INVENTORY},
-        'additionalProperties': False,
     })

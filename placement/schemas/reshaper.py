@@ -13,8 +13,8 @@ _UUID_KEY = '^[0-9a-fA-F-]{36}$'
 
 _INVENTORIES = {
     'type': 'object',
-    'minProperties': 1,
     'patternProperties': {_UUID_KEY: inventory.PUT_INVENTORIES},
+    'minProperties': 1,
     'additionalProperties': False,
 }
 

@@ -94,9 +94,12 @@ class TestNoAuth(testtools.TestCase):
 
     def test_any_other_path_needs_a_token(self):
         self.assertEqual(401, self.status('/resource_providers'))
-        self.assertEqual(401, self.status('/resource_providers',
-                                          **{'X-Auth-Token': ''}))
         self.assertEqual(401, self.status('/nothing'))
+
+    def test_an_empty_token_is_a_user_without_roles(self):
+        # Policy refuses it (403), as the reference service does.
+        ctx = self.context('')
+        self.assertEqual(('', []), (ctx.user_id, ctx.roles))
 
 
 class TestPlacementContext(testtools.TestCase):

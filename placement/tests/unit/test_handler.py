@@ -147,8 +147,10 @@ class RouteTest(unittest.TestCase):
                          self.route.allowed(V('1.5')))
 
     def test_method_below_its_window_gets_its_status(self):
-        with self.assertRaises(webob.exc.HTTPMethodNotAllowed):
+        # Without Allow, as the reference service answers.
+        with self.assertRaises(webob.exc.HTTPMethodNotAllowed) as caught:
             self.route.select('DELETE', V('1.4'))
+        self.assertNotIn('allow', caught.exception.headers)
 
     def test_route_below_its_window_is_404(self):
         route = handler.Route('/new', {'GET': _get('1.10')})
@@ -163,6 +165,21 @@ class RouteTest(unittest.TestCase):
             route.template)
         self.assertEqual({'uuid': 'abc', 'resource_class': 'VCPU'}, args)
         self.assertEqual((None, None), handler._match('/nope'))
+
+    def test_path_segments_are_latin1_characters_never_utf8(self):
+        # PEP 3333 PATH_INFO as a server gives it; the reference service
+        # names '/resource_classes/CUSTOM_%C3%A9' as 'CUSTOM_\xc3\xa9' and
+        # a non-UTF-8 segment is an ordinary 404 naming it.
+        for raw, name in (('/resource_classes/CUSTOM_\xc3\xa9',
+                           'CUSTOM_\xc3\xa9'),
+                          ('/resource_classes/\xff\xfe', '\xff\xfe')):
+            route, args = handler._match(handler._path({'PATH_INFO': raw}))
+            self.assertEqual('/resource_classes/{name}', route.template)
+            self.assertEqual({'name': name}, args)
+
+    def test_a_path_no_server_sends_matches_nothing(self):
+        self.assertEqual((None, None), handler._match(handler._path(
+            {'PATH_INFO': '/resource_classes/\u2603'})))
 
 
 class ContentHeadersTest(unittest.TestCase):

@@ -64,7 +64,19 @@ class ExtractTest(unittest.TestCase):
 
     def test_latest_means_maximum(self):
         self.assertEqual((1, 39), self._extract('placement latest'))
-        self.assertEqual((1, 39), self._extract('placement LATEST'))
+
+    def test_versions_are_read_as_the_reference_service_reads_them(self):
+        self.assertEqual((1, 2), self._extract('placement 01.02'))
+        for text, error in (
+                ('LATEST', "invalid literal for int() with base 10: "
+                           "'LATEST'"),
+                ('1', "Version.__new__() missing 1 required positional "
+                      "argument: 'minor'"),
+                ('1.2.3', "invalid literal for int() with base 10: '2.3'")):
+            with self.assertRaises(ValueError) as caught:
+                self._extract('placement %s' % text)
+            self.assertEqual('invalid version string: %s; %s'
+                             % (text, error), str(caught.exception))
 
     def test_last_placement_item_wins(self):
         self.assertEqual((1, 7), self._extract(
