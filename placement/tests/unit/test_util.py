@@ -204,7 +204,7 @@ class ValidateQueryTest(unittest.TestCase):
         self.assertEqual({'limit': ['1', '5']},
                          self._validate('limit=1&limit=5'))
         self.assertIn(frozenset({('limit', '5')}),
-                      util._schema_entry(self.SCHEMA)[2])
+                      util._schema_entry(self.SCHEMA, util._QUERY_FORMAT_CHECKER)[2])
         self.assertEqual({'limit': ['5']}, self._validate('limit=5'))
 
     def test_an_invalid_query_is_refused_each_time(self):
@@ -216,4 +216,4 @@ class ValidateQueryTest(unittest.TestCase):
         with self.assertRaises(webob.exc.HTTPBadRequest):
             self._validate('other=1')
         self.assertNotIn(frozenset({('limit', '0')}),
-                         util._schema_entry(self.SCHEMA)[2])
+                         util._schema_entry(self.SCHEMA, util._QUERY_FORMAT_CHECKER)[2])

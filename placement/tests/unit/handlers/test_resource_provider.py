@@ -9,6 +9,7 @@ import webob.exc
 from placement.handlers import resource_provider as handler
 from placement import microversion
 from placement.objects import resource_provider as rp_obj
+from placement import util
 
 V = microversion.parse_version
 UUID = 'aaaaaaaa-0000-4000-8000-000000000001'
@@ -64,16 +65,28 @@ class RenderTest(unittest.TestCase):
 
 
 class QueryUuidTest(unittest.TestCase):
+    """Query-string uuids need their dashes (jsonschema's own format, as
+    the reference service checks them); bodies take any uuid-like."""
+
+    def _validate(self, query):
+        return util.validate_query(
+            webob.Request.blank('/resource_providers?' + query),
+            handler.LIST_SCHEMA.at(V('1.39')))
 
     def test_dashed_passes(self):
-        self.assertEqual(UUID, handler._check_dashed_uuid(UUID))
+        self.assertEqual({'uuid': [UUID]}, self._validate('uuid=' + UUID))
 
-    def test_dashless_is_400(self):
-        with self.assertRaises(webob.exc.HTTPBadRequest):
-            handler._check_dashed_uuid(UUID.replace('-', ''))
+    def test_dashless_is_400_with_the_report(self):
+        with self.assertRaisesRegex(
+                webob.exc.HTTPBadRequest,
+                "Invalid query string parameters: '%s' is not a 'uuid'\n\n"
+                "Failed validating 'format' in schema\\['properties'\\]"
+                "\\['in_tree'\\]" % UUID.replace('-', '')):
+            self._validate('in_tree=' + UUID.replace('-', ''))
 
-    def test_absent_passes(self):
-        self.assertIsNone(handler._check_dashed_uuid(None))
+    def test_a_dashless_body_uuid_is_fine(self):
+        util.validate({'name': 'x', 'uuid': UUID.replace('-', '')},
+                      handler.POST_SCHEMA.at(V('1.39')))
 
 
 class ListFilterTest(unittest.TestCase):
@@ -89,7 +102,9 @@ class ListFilterTest(unittest.TestCase):
         self.assertEqual('b', pfilter.name)
         self.assertEqual({'VCPU': 2}, pfilter.resources)
 
-    def test_in_tree_is_normalised(self):
+    def test_in_tree_is_looked_up_as_written(self):
+        # The collation decides whether it names a provider, as for the
+        # reference service.
         pfilter = handler._parse_list_filter({'in_tree': [UUID.upper()]},
                                              V('1.14'))
-        self.assertEqual(UUID, pfilter.in_tree)
+        self.assertEqual(UUID.upper(), pfilter.in_tree)
