@@ -108,9 +108,12 @@ def _inventory_from_row(row):
 
 
 def fetch_inventories(conn, provider_id) -> typing.Dict[str, Inventory]:
-    """{class name: Inventory} of one provider."""
+    """{class name: Inventory} of one provider, in class id order (the
+    (provider, class) index order upstream's unordered query gets)."""
+    inv = models.inventories
     rows = conn.execute(select_inventories_stmt().where(
-        models.inventories.c.resource_provider_id == provider_id))
+        inv.c.resource_provider_id == provider_id
+    ).order_by(inv.c.resource_class_id))
     return {row.resource_class: _inventory_from_row(row) for row in rows}
 
 
