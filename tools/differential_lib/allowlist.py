@@ -5,9 +5,8 @@ entry names where the difference shows and why we keep it:
 
 - ``title``: one line for the doc page;
 - ``file``: a glob for the gabbi file; ``test``: a glob for the test
-  name, or a list of them;
-- ``kind``: a glob for the difference kind (``status``, ``body content``,
-  ``rows allocations``...);
+  name; ``kind``: a glob for the difference kind (``status``, ``body
+  content``, ``rows allocations``...); each may be a list of globs;
 - ``category``: why upstream's answer is not followed, one of
   ``CATEGORIES``;
 - ``reason``: the explanation (reStructuredText) for the doc page;
@@ -65,14 +64,18 @@ def match(entries, file, test, kind, detail='', request='',
             continue
         if not fnmatch.fnmatchcase(request, entry.get('request', '*')):
             continue
-        tests = entry['test']
-        if isinstance(tests, str):
-            tests = [tests]
-        if (fnmatch.fnmatchcase(file, entry['file'])
-                and any(fnmatch.fnmatchcase(test, t) for t in tests)
-                and fnmatch.fnmatchcase(kind, entry['kind'])):
+        if (_any(file, entry['file']) and _any(test, entry['test'])
+                and _any(kind, entry['kind'])):
             return entry
     return None
+
+
+def _globs(value):
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _any(text, patterns):
+    return any(fnmatch.fnmatchcase(text, p) for p in _globs(patterns))
 
 
 INTRO = """\
@@ -108,11 +111,9 @@ def render(entries):
         parts.append('\n%s\n%s\n\n' % (title, '-' * len(title)))
         parts.append('*Why:* %s.\n\n' % CATEGORIES[entry['category']])
         parts.append(entry['reason'].strip() + '\n')
-        tests = entry['test']
-        if isinstance(tests, str):
-            tests = [tests]
         if entry.get('request'):
             parts.append('\n*Requests:* ``%s``\n' % entry['request'])
-        parts.append('\n*Seen in* ``%s``, tests:\n\n' % entry['file'])
-        parts.extend('- %s\n' % test for test in tests)
+        parts.append('\n*Seen in* %s, tests:\n\n' % ', '.join(
+            '``%s``' % name for name in _globs(entry['file'])))
+        parts.extend('- %s\n' % test for test in _globs(entry['test']))
     return ''.join(parts)
