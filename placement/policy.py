@@ -5,12 +5,16 @@ The rules are registered from ``placement.policies``; the operator's
 ``policy_dirs`` override them, and oslo.policy reloads a file whose
 modification time changes.
 
-``[oslo_policy]`` keeps the documented defaults: ``enforce_scope`` and
-``enforce_new_defaults`` are False. oslo.policy releases that dropped the
+``[oslo_policy]`` defaults as the upstream release runs (with the
+oslo.policy it installs): ``enforce_new_defaults`` and ``enforce_scope``
+are True, so the project-scoped defaults apply and a system-scoped token
+is refused. (The manual documents False for both; tools/differential
+showed upstream 16.0.0 refusing a system-scoped admin and a project admin
+reshaping by default.) oslo.policy releases that dropped the
 ``enforce_scope`` option always check scope; placement registers the
-option itself there and, while it is False, evaluates a rule whose scope
-does not match the token's (with a warning) instead of denying it, as
-older oslo.policy releases did.
+option itself there and, when an operator sets it False, evaluates a rule
+whose scope does not match the token's (with a warning) instead of
+denying it, as older oslo.policy releases did.
 """
 import sys
 import warnings
@@ -32,7 +36,7 @@ GROUP = 'oslo_policy'
 
 ENFORCE_SCOPE_OPT = cfg.BoolOpt(
     'enforce_scope',
-    default=False,
+    default=True,
     help='This option controls whether or not to enforce scope when '
          'evaluating policies. If ``True``, the scope of the token used in '
          'the request is compared to the ``scope_types`` of the policy '
@@ -86,8 +90,8 @@ def _needs_old_name(group, opt, new_name):
 def register_opts(conf):
     """Register [oslo_policy] with placement's defaults on ``conf``."""
     policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE,
-                             enforce_new_defaults=False,
-                             enforce_scope=False)
+                             enforce_new_defaults=True,
+                             enforce_scope=True)
     if 'enforce_scope' not in conf[GROUP]:
         conf.register_opt(ENFORCE_SCOPE_OPT, group=GROUP)
     for group, opt, new_name in OLD_NAMES:
@@ -163,7 +167,8 @@ def authorize(ctx, action, target):
     except oslo_policy.InvalidScope:
         if ctx.config.oslo_policy.enforce_scope:
             LOG.debug('Policy check for %s failed on scope', action)
-            raise exception.PolicyNotAuthorized(action=action)
+            # Upstream's detail for a scope mismatch is the rule's name.
+            raise exception.PolicyNotAuthorized(action, action=action)
         _authorize_ignoring_scope(enforcer, ctx, action, target)
         return
     if key is not None:

@@ -333,6 +333,8 @@ def empty_response(req, mv, status=204, location=None, modified=None,
     """A response with no body (204, or 201 before 1.20)."""
     resp = webob.Response(status=status)
     resp.content_type = None
+    # webob leaves Content-Length out of a 204; upstream sends 0 always.
+    resp.headers['Content-Length'] = '0'
     if location:
         resp.location = location
     if cache_headers:

@@ -162,7 +162,7 @@ def set_allocations(req):
     mv = util.version(req)
     data = util.extract_json(req.body, POST_SCHEMA.at(mv))
     requests = [_parse_consumer(consumer_uuid, body, mv, ctx.config)
-                for consumer_uuid, body in sorted(data.items())]
+                for consumer_uuid, body in data.items()]
     with _write_errors():
         allocation_obj.replace_allocations(
             ctx, requests,

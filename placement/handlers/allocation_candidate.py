@@ -71,7 +71,7 @@ def _summary_renderer(with_traits, with_tree):
         if with_traits:
             traits = rendered.get(id(summary.traits))
             if traits is None:
-                traits = rendered[id(summary.traits)] = sorted(
+                traits = rendered[id(summary.traits)] = list(
                     summary.traits)
             body['traits'] = traits
         if with_tree:

@@ -43,7 +43,7 @@ def _parse_requests(data):
     return [allocation_obj.AllocationRequest.from_body(
                 consumer_uuid, body, check_generation=True,
                 default_project_id=None, default_user_id=None)
-            for consumer_uuid, body in sorted(data['allocations'].items())]
+            for consumer_uuid, body in data['allocations'].items()]
 
 
 def _http(exc_class, exc, code=None):

@@ -52,14 +52,15 @@ def member_of_clauses(provider_id_col, agg_filter) -> list:
 
 
 def fetch_provider_aggregates(conn, provider_id) -> list:
-    """The aggregate uuids of one provider, sorted."""
+    """The aggregate uuids of one provider, by aggregate id (the order
+    upstream's unordered query gets from the primary key)."""
     rpa = models.resource_provider_aggregates
     agg = models.placement_aggregates
     rows = conn.execute(
         sa.select(agg.c.uuid)
         .select_from(rpa.join(agg, agg.c.id == rpa.c.aggregate_id))
         .where(rpa.c.resource_provider_id == provider_id)
-        .order_by(agg.c.uuid))
+        .order_by(agg.c.id))
     return [row.uuid for row in rows]
 
 

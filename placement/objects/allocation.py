@@ -6,10 +6,16 @@ then, in ONE statement, the generation of every affected provider (gaining
 or losing allocations) together with the inventories and usage of those
 providers. It checks capacity in Python, writes consumer and allocation
 rows, and finally compare-and-swaps the generation of every affected
-provider in id order (no deadlock between writers). Any writer that
-changed the usage after our statement read it has also bumped one of
-those generations in its own committed transaction, so our swap fails and
-the attempt is rolled back. A single statement sees a single snapshot at
+provider in id order (no deadlock between writers). As upstream does, a
+provider is "affected" when it appears in a consumer's new allocations;
+a provider that only loses allocations keeps its generation, except that
+the providers of a consumer whose new allocations are empty are bumped.
+Any writer that raised the usage of a provider we add to after our
+statement read it has also bumped that provider's generation in its own
+committed transaction, so our swap fails and the attempt is rolled back.
+A writer that only lowered it cannot make our check wrong, and two
+writers of one consumer meet on the consumer generation, which every
+write (update or delete of the consumer row) compares and swaps. A single statement sees a single snapshot at
 every isolation level (so the usage is never newer than the generations),
 which makes this hold at READ COMMITTED as well as with snapshot
 isolation; under PostgreSQL REPEATABLE READ/SERIALIZABLE the swap fails as
@@ -66,10 +72,11 @@ class AllocationRequest:
             # A provider named twice keeps its last entry, as upstream.
             allocations = {entry['resource_provider']['uuid']: entry
                            for entry in allocations}
+        # The body's order is the order rows are written and read back.
         resources = tuple(
             (rp_uuid, rc_name, amount)
-            for rp_uuid, alloc in sorted(allocations.items())
-            for rc_name, amount in sorted(alloc['resources'].items()))
+            for rp_uuid, alloc in allocations.items()
+            for rc_name, amount in alloc['resources'].items())
         return cls(
             consumer_uuid=consumer_uuid,
             project_id=body.get('project_id', default_project_id),
@@ -119,13 +126,15 @@ class _Stock:
 # --- reads ----------------------------------------------------------------
 
 def select_allocations_stmt():
-    """Allocations with provider uuid/generation and class name.
+    """Allocations with provider uuid/generation and class name, in the
+    order they were written (upstream shows them so).
 
     SELECT a.consumer_id, a.used, a.created_at, rp.uuid, rp.generation,
            rc.name
     FROM allocations a
     JOIN resource_providers rp ON rp.id = a.resource_provider_id
     JOIN resource_classes rc ON rc.id = a.resource_class_id
+    ORDER BY a.id
     """
     a = models.allocations
     rp = models.resource_providers
@@ -137,7 +146,7 @@ def select_allocations_stmt():
     ).select_from(
         a.join(rp, rp.c.id == a.c.resource_provider_id)
          .join(rc, rc.c.id == a.c.resource_class_id)
-    ).order_by(rp.c.uuid, rc.c.name)
+    ).order_by(a.c.id)
 
 
 def _allocation_from_row(row) -> Allocation:
@@ -233,7 +242,7 @@ def write_allocations(conn, requests) -> None:
     check_capacity(demands, stock, providers, names.classes)
     _write_consumers(conn, requests, consumers, names)
     _replace_rows(conn, old_rows, requests, providers, names.classes)
-    for rp_id in sorted(providers):
+    for rp_id in sorted(providers_to_bump(requests, providers, old_rows)):
         resource_provider.bump_generation(
             conn, rp_id, providers[rp_id].generation)
     landed.expect_consumers({
@@ -247,6 +256,24 @@ def _left_by(request, consumers):
         return None, ()
     existing = consumers.get(request.consumer_uuid)
     return (existing.generation + 1 if existing else 1), request.resources
+
+
+def providers_to_bump(requests, providers, old_rows) -> typing.Set[int]:
+    """Ids of the providers whose generation a write bumps, as upstream.
+
+    The providers named in the consumers' new allocations; for a consumer
+    whose new allocations are empty, the providers it held before. A
+    provider that only loses some of a consumer's allocations keeps its
+    generation (losing usage cannot over-commit it).
+    """
+    id_by_uuid = {seen.uuid: rp_id for rp_id, seen in providers.items()}
+    bumped = {id_by_uuid[rp_uuid] for request in requests
+              for rp_uuid, _, _ in request.resources}
+    emptied = {request.consumer_uuid for request in requests
+               if not request.resources}
+    bumped.update(row.resource_provider_id for row in old_rows
+                  if row.consumer_uuid in emptied)
+    return bumped
 
 
 def check_consumer_generations(requests, consumers) -> None:
@@ -293,6 +320,7 @@ _CONSUMERS_WITH_ALLOCATIONS = select_consumers_with_allocations_stmt()
 @dataclasses.dataclass(frozen=True)
 class _OldRow:
     id: int
+    consumer_uuid: str
     resource_provider_id: int
     resource_class_id: int
     used: int
@@ -307,7 +335,7 @@ def _fetch_consumers(conn, consumer_uuids):
         if row.uuid not in consumers:
             consumers[row.uuid] = consumer_obj.consumer_from_row(row)
         if row.allocation_id is not None:
-            old_rows.append(_OldRow(row.allocation_id,
+            old_rows.append(_OldRow(row.allocation_id, row.uuid,
                                     row.resource_provider_id,
                                     row.resource_class_id, row.used))
     return consumers, old_rows
@@ -456,11 +484,13 @@ def _write_consumers(conn, requests, consumers, names) -> None:
         {request.user_id for request in requests},
         {request.consumer_type for request in requests
          if request.consumer_type})
-    for request in requests:
+    # Consumer rows are written in uuid order, whatever the body's order,
+    # so that two writers of the same consumers lock them alike.
+    for request in sorted(requests, key=lambda r: r.consumer_uuid):
         existing = consumers.get(request.consumer_uuid)
         if not request.resources:
             if existing:
-                consumer_obj.delete_consumers(conn, [existing.id])
+                consumer_obj.delete_consumer(conn, existing)
             continue
         write = consumer_obj.ConsumerWrite(
             uuid=request.consumer_uuid,
@@ -476,6 +506,9 @@ def _write_consumers(conn, requests, consumers, names) -> None:
 def _replace_rows(conn, old_rows, requests, providers, class_ids) -> None:
     """Delete the old rows by primary key; insert the new ones.
 
+    New rows leave updated_at NULL, as upstream's do (rows are replaced,
+    never updated).
+
     Deleting by id (not by consumer) takes record locks only, so
     concurrent claims by new consumers never meet on an index gap.
     """
@@ -489,7 +522,7 @@ def _replace_rows(conn, old_rows, requests, providers, class_ids) -> None:
         dict(resource_provider_id=id_by_uuid[rp_uuid],
              consumer_id=request.consumer_uuid,
              resource_class_id=class_ids[rc_name], used=amount,
-             created_at=now, updated_at=now)
+             created_at=now)
         for request in requests
         for rp_uuid, rc_name, amount in request.resources]
     if values:

@@ -478,10 +478,11 @@ def _scope_ids(scope, seen):
 
 
 def _summaries(scope, seen, with_traits):
-    """ProviderSummary per provider in scope, in uuid order."""
+    """ProviderSummary per provider in scope, in provider id order (as
+    upstream lists them), traits in trait id order."""
     providers, entries = seen.providers, seen.entries
     inventories = seen.inventories
-    empty = frozenset()
+    empty = ()
     no_inventory = {}
     new, summary = tuple.__new__, summaries_mod.ProviderSummary
     # Providers sharing an inventory dict share their summary's
@@ -501,6 +502,7 @@ def _summaries(scope, seen, with_traits):
         found.append(new(summary, (
             rp_id, rp.uuid, parent.uuid if parent else None,
             root.uuid if root else rp.uuid,
-            resources, entries[rp_id].traits if with_traits else empty)))
-    found.sort(key=operator.itemgetter(1))
+            resources,
+            entries[rp_id].listed_traits if with_traits else empty)))
+    found.sort(key=operator.itemgetter(0))
     return found

@@ -217,12 +217,24 @@ def update_consumer(conn, existing: Consumer, write: ConsumerWrite) -> None:
             existing.generation)
 
 
-def delete_consumers(conn, consumer_ids) -> None:
-    """Delete consumer rows by internal id."""
-    consumer_ids = sorted(set(consumer_ids))
-    if consumer_ids:
-        c = models.consumers
-        conn.execute(c.delete().where(c.c.id.in_(consumer_ids)))
+def delete_consumer(conn, existing: Consumer) -> None:
+    """Compare-and-swap delete of a consumer whose allocations go.
+
+    DELETE FROM consumers WHERE id = :id AND generation = :seen
+
+    Raise ConsumerGenerationConflict when another write got there first
+    (the providers it only lost allocations on are not bumped, so this is
+    what stops two writers of one consumer from both committing).
+    """
+    c = models.consumers
+    result = conn.execute(
+        c.delete()
+        .where(c.c.id == existing.id)
+        .where(c.c.generation == existing.generation))
+    if result.rowcount != 1:
+        raise exception.ConsumerGenerationConflict(
+            detail='expected %s but the consumer changed concurrently' %
+            existing.generation)
 
 
 def delete_consumer_by_uuid(conn, uuid) -> None:

@@ -109,8 +109,8 @@ def _inventory_from_row(row):
 
 
 def fetch_inventories(conn, provider_id) -> typing.Dict[str, Inventory]:
-    """{class name: Inventory} of one provider, in class id order (as the
-    reference service lists them, on every backend)."""
+    """{class name: Inventory} of one provider, in class id order (the
+    (provider, class) index order upstream's unordered query gets)."""
     inv = models.inventories
     rows = conn.execute(select_inventories_stmt().where(
         inv.c.resource_provider_id == provider_id
@@ -280,12 +280,10 @@ def add_inventory(ctx, provider_uuid, inventory,
     """Add one class to a provider's inventory; (generation, Inventory).
 
     Raises InventoryExists when the class is already there, plus the
-    errors of ``replace_inventories``; an unusable capacity is refused
-    before the class is looked for (the reference service's order).
+    errors of ``replace_inventories``.
     """
     with db_api.transaction(ctx) as conn:
         provider, generation = _lock_provider(conn, provider_uuid)
-        check_capacity(provider.uuid, inventory, allow_reserved_equal_total)
         current = fetch_inventories(conn, provider.id)
         name = inventory.resource_class
         if name in current:

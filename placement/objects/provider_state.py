@@ -38,13 +38,16 @@ class Entry(typing.NamedTuple):
     """What is remembered of one provider at one generation.
 
     inventories: ((class id, total, reserved, allocation_ratio, min_unit,
-    max_unit, step_size), ...); traits: frozenset of trait names.
+    max_unit, step_size), ...); traits: frozenset of trait names;
+    listed_traits: the same names in trait id order, as upstream lists
+    them in provider_summaries.
     """
 
     uuid: str
     generation: int
     inventories: tuple
     traits: frozenset
+    listed_traits: tuple = ()
 
 
 class Store:
@@ -127,12 +130,14 @@ def _load(conn, store, keys):
         rows = conn.execute(
             sa.select(_RPT.c.resource_provider_id, _TRAITS.c.name)
             .select_from(_RPT.join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
-            .where(_RPT.c.resource_provider_id.in_(ids)))
+            .where(_RPT.c.resource_provider_id.in_(ids))
+            .order_by(_RPT.c.trait_id))
         for rp_id, name in rows:
-            traits.setdefault(rp_id, set()).add(name)
-    empty = frozenset()
+            traits.setdefault(rp_id, []).append(name)
+    empty = ()
     return {
         key[0]: Entry(key[1], key[2],
                       store.intern(tuple(sorted(inventories.get(key[0], ())))),
-                      store.intern(frozenset(traits.get(key[0], empty))))
+                      store.intern(frozenset(traits.get(key[0], empty))),
+                      store.intern(tuple(traits.get(key[0], empty))))
         for key in keys}

@@ -181,8 +181,10 @@ def _insert_provider(conn, uuid, name, parent):
         root_provider_id=parent.root_provider_id if parent else None,
     )).inserted_primary_key[0]
     if parent is None:
+        # A root learns its own id by an update, which stamps updated_at:
+        # upstream's root rows carry it from birth, its child rows do not.
         conn.execute(rp.update().where(rp.c.id == provider_id)
-                     .values(root_provider_id=provider_id))
+                     .values(root_provider_id=provider_id, updated_at=now))
     return provider_id
 
 

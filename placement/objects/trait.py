@@ -86,7 +86,13 @@ def _trait_from_row(row):
 
 def select_traits_stmt(tfilter):
     """SELECT name, created_at, updated_at FROM traits WHERE ... ORDER BY
-    name; ``associated`` becomes [NOT] EXISTS over provider links.
+    ...; ``associated`` becomes [NOT] EXISTS over provider links.
+
+    The order is the one upstream's unordered query gets from MariaDB:
+    by name when the name is filtered (the name index answers it); else
+    with associated=true by the first provider (lowest id) having each
+    trait, then trait id (a scan of the provider-trait index); else by
+    id.
     """
     trait = models.traits
     stmt = sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
@@ -101,12 +107,20 @@ def select_traits_stmt(tfilter):
         linked = sa.exists(sa.select(sa.literal(1)).select_from(rpt)
                            .where(rpt.c.trait_id == trait.c.id))
         stmt = stmt.where(linked if tfilter.associated else ~linked)
-    return stmt.order_by(trait.c.name)
+    if tfilter.names is not None or tfilter.prefix is not None:
+        return stmt.order_by(trait.c.name)
+    if tfilter.associated:
+        rpt = models.resource_provider_traits
+        first_provider = (sa.select(sa.func.min(rpt.c.resource_provider_id))
+                          .where(rpt.c.trait_id == trait.c.id)
+                          .scalar_subquery())
+        return stmt.order_by(first_provider, trait.c.id)
+    return stmt.order_by(trait.c.id)
 
 
 @db_api.operation
 def list_traits(ctx, tfilter: TraitListFilter) -> typing.List[Trait]:
-    """Traits matching the filter, by name."""
+    """Traits matching the filter, in upstream's order (see above)."""
     with db_api.reader(ctx) as conn:
         return [_trait_from_row(row)
                 for row in conn.execute(select_traits_stmt(tfilter))]
@@ -176,15 +190,17 @@ def delete_trait(ctx, name: str) -> None:
         raise exception.TraitInUse(name=name)
 
 
-def fetch_provider_traits(conn, provider_id) -> typing.List[Trait]:
-    """The traits of one provider, by name."""
+def fetch_provider_traits(conn, provider_id,
+                          by_name=False) -> typing.List[Trait]:
+    """The traits of one provider, by trait id (as upstream's GET shows
+    them) or ``by_name`` (as its PUT answers)."""
     trait = models.traits
     rpt = models.resource_provider_traits
     rows = conn.execute(
         sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
         .select_from(trait.join(rpt, rpt.c.trait_id == trait.c.id))
         .where(rpt.c.resource_provider_id == provider_id)
-        .order_by(trait.c.name))
+        .order_by(trait.c.name if by_name else trait.c.id))
     return [_trait_from_row(row) for row in rows]
 
 
@@ -253,4 +269,5 @@ def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
             replace_provider_traits(conn, provider.id, current, wanted)
             _expect_traits(provider.uuid, generation, wanted)
         return ProviderTraits(
-            tuple(fetch_provider_traits(conn, provider.id)), generation)
+            tuple(fetch_provider_traits(conn, provider.id, by_name=True)),
+            generation)

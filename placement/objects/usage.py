@@ -28,8 +28,6 @@ def select_provider_usages_stmt(provider_id):
     WHERE inv.resource_provider_id = :id GROUP BY rc.id, rc.name
     ORDER BY rc.id
 
-    Ordered by class id, as the reference service lists them.
-
     The join is on (provider, class), which the allocations index
     (resource_provider_id, resource_class_id, used) covers.
     """
@@ -81,6 +79,13 @@ def _consumers_from():
             .outerjoin(ctype, ctype.c.id == consumer.c.consumer_type_id))
 
 
+def _types_first_unknown():
+    """ORDER BY terms: consumer type name, the unknown (NULL) type first
+    on every backend (MariaDB has no NULLS FIRST)."""
+    name = models.consumer_types.c.name
+    return (sa.case((name.is_(None), 0), else_=1), name)
+
+
 def select_project_usages_stmt(project_id, user_id=None, consumer_type=None):
     """Used amounts per (consumer type, class) of a project's consumers.
 
@@ -89,9 +94,7 @@ def select_project_usages_stmt(project_id, user_id=None, consumer_type=None):
     JOIN users u ... LEFT JOIN consumer_types ct ...
     JOIN resource_classes rc ON rc.id = a.resource_class_id
     WHERE p.external_id = :project [AND u.external_id = :user] [AND type]
-    GROUP BY ct.name, rc.id, rc.name ORDER BY ct.name, rc.id
-
-    Classes in id order, as the reference service lists them.
+    GROUP BY ct.name, rc.id, rc.name ORDER BY rc.id, ct.name
     """
     alloc = models.allocations
     rc = models.resource_classes
@@ -105,7 +108,7 @@ def select_project_usages_stmt(project_id, user_id=None, consumer_type=None):
         .join(rc, rc.c.id == alloc.c.resource_class_id)
     ).where(*_project_filter(project_id, user_id, consumer_type)
             ).group_by(ctype.c.name, rc.c.id, rc.c.name
-                       ).order_by(ctype.c.name, rc.c.id)
+                       ).order_by(rc.c.id, *_types_first_unknown())
 
 
 def select_consumer_counts_stmt(project_id, user_id=None,
@@ -125,7 +128,9 @@ def select_consumer_counts_stmt(project_id, user_id=None,
         sa.func.count(sa.distinct(consumer.c.id)).label('consumer_count'),
     ).select_from(_consumers_from()).where(
         has_allocations, *_project_filter(project_id, user_id, consumer_type))
-    return stmt.group_by(ctype.c.name) if by_type else stmt
+    if not by_type:
+        return stmt
+    return stmt.group_by(ctype.c.name).order_by(*_types_first_unknown())
 
 
 def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
@@ -134,10 +139,10 @@ def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
     ``usage_rows``: (consumer type or None, class, used);
     ``count_rows``: (consumer type or None, consumer_count).
     Without ``group_by_type`` (before 1.38): {class: used}. With it:
-    {type: {'consumer_count': n, class: used}}; a None type is 'unknown';
-    ``consumer_type='all'`` puts everything under 'all'. Members come in
-    the reference service's order: classes in row order, consumer_count
-    right after a group's first class.
+    {type: {class: used, 'consumer_count': n, class: used...}}; a None
+    type is 'unknown'; ``consumer_type='all'`` puts everything under 'all'.
+    Classes come in the rows' (class id) order; upstream places
+    consumer_count after a group's first class.
     """
     if not group_by_type:
         totals = collections.Counter()
@@ -152,15 +157,14 @@ def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
 
     counts = collections.Counter()
     for type_name, count in count_rows:
-        if count:
-            # An ungrouped COUNT answers one row even when it counted 0.
-            counts[key(type_name)] += int(count)
-    groups = {}
+        # An ungrouped COUNT answers one row even when it counted 0.
+        counts[key(type_name)] += int(count or 0)
+    # Groups in the count rows' (type name) order, classes in class order.
+    groups = {name: {} for name, count in counts.items() if count}
     for type_name, name, used in usage_rows:
         group = groups.setdefault(key(type_name), {})
         group[name] = group.get(name, 0) + int(used)
-        if 'consumer_count' not in group and counts[key(type_name)]:
-            group['consumer_count'] = counts[key(type_name)]
+        group.setdefault('consumer_count', counts[key(type_name)])
     return groups
 
 

@@ -13,7 +13,8 @@ class ProviderSummary(typing.NamedTuple):
     large answer makes one per provider, and a frozen dataclass costs
     several times more to build).
 
-    resources: {class name: (capacity, used)} of every class it has.
+    resources: {class name: (capacity, used)} of every class it has;
+    traits: its trait names, in the order they are listed.
     """
 
     id: int
@@ -21,7 +22,7 @@ class ProviderSummary(typing.NamedTuple):
     parent_uuid: typing.Optional[str]
     root_uuid: str
     resources: typing.Mapping[str, typing.Tuple[int, int]]
-    traits: frozenset
+    traits: typing.Tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)

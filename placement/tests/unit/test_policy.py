@@ -150,7 +150,9 @@ RESHAPE = {
     'secure': {'service'},
 }
 MODES = {
-    'legacy': {},
+    # The manual's mode; no longer the default (upstream 16.0.0 runs the
+    # secure one), still what an operator gets by setting both False.
+    'legacy': {'enforce_scope': False, 'enforce_new_defaults': False},
     'secure': {'enforce_scope': True, 'enforce_new_defaults': True},
 }
 
@@ -255,9 +257,9 @@ class TestRegisteredRules(PolicyTestCase):
             self.assertEqual('W', deprecated.deprecated_since, name)
             self.assertTrue(deprecated.deprecated_reason, name)
 
-    def test_reshape_keeps_the_manuals_misspelled_name(self):
+    def test_reshape_ignores_the_manuals_misspelled_name(self):
         deprecated = self.rules()['placement:reshaper:reshape'].deprecated_rule
-        self.assertEqual('placement:resaper:reshape', deprecated.name)
+        self.assertEqual('placement:reshaper:reshape', deprecated.name)
 
     def test_rule_names_follow_the_convention(self):
         for name, _description, _ops in MANUAL:
@@ -299,7 +301,7 @@ class TestPolicyModes(PolicyTestCase):
                                   'placement:reshaper:reshape'))
 
     def test_scope_without_new_defaults(self):
-        conf = make_conf(enforce_scope=True)
+        conf = make_conf(enforce_scope=True, enforce_new_defaults=False)
         enforcer = policy.build_enforcer(conf)
         self.assertEqual(
             {'project admin', 'service'},
@@ -316,16 +318,16 @@ class TestPolicyModes(PolicyTestCase):
         self.assertFalse(is_allowed(reader, 'placement:usages',
                                     {'project_id': None}))
 
-    def test_default_options_are_the_documented_ones(self):
+    def test_default_options_are_upstreams(self):
         conf = make_conf()
-        self.assertFalse(conf.oslo_policy.enforce_scope)
-        self.assertFalse(conf.oslo_policy.enforce_new_defaults)
+        self.assertTrue(conf.oslo_policy.enforce_scope)
+        self.assertTrue(conf.oslo_policy.enforce_new_defaults)
         self.assertEqual('policy.yaml', conf.oslo_policy.policy_file)
 
     def test_register_opts_twice_is_harmless(self):
         conf = make_conf()
         policy.register_opts(conf)
-        self.assertFalse(conf.oslo_policy.enforce_scope)
+        self.assertTrue(conf.oslo_policy.enforce_scope)
 
     def test_list_opts_names_enforce_scope_once(self):
         from oslo_policy import opts as policy_opts
@@ -387,22 +389,13 @@ class TestPolicyFile(PolicyTestCase):
         self.assertFalse(is_allowed(reader, self.LIST))
         self.assertEqual(0, len(policy._verdicts_of(enforcer).allowed))
 
-    def test_the_manuals_misspelled_reshape_name_still_applies(self):
+    def test_the_manuals_misspelled_reshape_name_is_ignored(self):
+        # As upstream: no rule has that name, so the default stays.
         path = self.write('policy.yaml',
                           '"placement:resaper:reshape": "role:reader"\n')
         conf, enforcer = self.enforcer('secure', path)
-        self.assertIn('project reader', self.allowed_personas(
+        self.assertEqual({'service'}, self.allowed_personas(
             conf, enforcer, 'placement:reshaper:reshape'))
-
-    def test_the_correct_name_wins_over_the_misspelled_one(self):
-        path = self.write('policy.yaml',
-                          '"placement:resaper:reshape": "role:reader"\n'
-                          '"placement:reshaper:reshape": "role:member"\n')
-        conf, enforcer = self.enforcer('secure', path)
-        self.assertEqual(
-            {'project admin', 'project member', 'other project'},
-            self.allowed_personas(conf, enforcer,
-                                  'placement:reshaper:reshape'))
 
     def test_a_file_rule_replaces_the_legacy_fallback(self):
         path = self.write('policy.yaml', '"%s": "role:service"\n' % self.LIST)
@@ -541,7 +534,8 @@ class TestSystemScopePolicyFile(PolicyTestCase):
         self.assertEqual(older, rules)
 
     def test_new_defaults_with_it_are_the_system_scoped_ones(self):
-        conf = make_conf(enforce_new_defaults=True, policy_file=self.PATH)
+        conf = make_conf(enforce_new_defaults=True, enforce_scope=False,
+                         policy_file=self.PATH)
         enforcer = policy.build_enforcer(conf)
         self.assertEqual(
             {'system admin', 'system reader'},
@@ -557,7 +551,7 @@ class TestSystemScopePolicyFile(PolicyTestCase):
             self.allowed_personas(conf, enforcer, 'placement:usages'))
 
     def test_legacy_mode_with_it_still_admits_role_admin(self):
-        conf = make_conf(policy_file=self.PATH)
+        conf = make_conf(policy_file=self.PATH, **MODES['legacy'])
         enforcer = policy.build_enforcer(conf)
         self.assertEqual(
             {'system admin', 'project admin'},

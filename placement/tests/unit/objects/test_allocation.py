@@ -120,7 +120,8 @@ class TestFromBody(unittest.TestCase):
                  'resources': {'VCPU': 1, 'DISK_GB': 2}}]},
             check_generation=False, default_project_id='dp',
             default_user_id='du')
-        self.assertEqual((('rp', 'DISK_GB', 2), ('rp', 'VCPU', 1)),
+        # The body's order is kept: it is the order rows are written in.
+        self.assertEqual((('rp', 'VCPU', 1), ('rp', 'DISK_GB', 2)),
                          req.resources)
         self.assertEqual(('dp', 'du', None), (req.project_id, req.user_id,
                                               req.consumer_type))
@@ -135,7 +136,7 @@ class TestFromBody(unittest.TestCase):
                   'mappings': {'': ['a']}},
             check_generation=True, default_project_id='dp',
             default_user_id='du')
-        self.assertEqual((('a', 'VCPU', 2), ('b', 'VCPU', 1)), req.resources)
+        self.assertEqual((('b', 'VCPU', 1), ('a', 'VCPU', 2)), req.resources)
         self.assertEqual(('p', 'u', 4, True, 'INSTANCE'),
                          (req.project_id, req.user_id,
                           req.consumer_generation, req.check_generation,
@@ -194,6 +195,29 @@ class TestWriteOnSQLite(unittest.TestCase):
         self.assertRaises(exception.ConsumerNotFound,
                           alloc_obj.delete_for_consumer, self.db,
                           consumer_uuid)
+
+    def test_new_rows_leave_updated_at_null_as_upstream(self):
+        self.claim(str(uuid.uuid4()), 1)
+        with self.db.writer.connect() as conn:
+            stamps = conn.execute(sa.select(
+                models.allocations.c.created_at,
+                models.allocations.c.updated_at)).all()
+        self.assertEqual(1, len(stamps))
+        self.assertIsNotNone(stamps[0].created_at)
+        self.assertIsNone(stamps[0].updated_at)
+
+    def test_emptying_a_consumer_changed_meanwhile_is_a_conflict(self):
+        # The providers it only loses are not bumped, so the consumer
+        # generation is what catches the second writer.
+        consumer_uuid = str(uuid.uuid4())
+        self.claim(consumer_uuid, 1)
+        with self.db.writer.connect() as conn:
+            stale = consumer_obj.fetch_consumers_by_uuid(
+                conn, [consumer_uuid])[consumer_uuid]
+        self.claim(consumer_uuid, 2, generation=1)
+        with self.db.writer.begin() as conn:
+            self.assertRaises(exception.ConsumerGenerationConflict,
+                              consumer_obj.delete_consumer, conn, stale)
 
 
 if __name__ == '__main__':

@@ -9,6 +9,7 @@ from placement.db import models
 from placement.objects import _sql
 from placement.objects import resource_provider as rp_obj
 from placement.solver import model
+from placement.tests.unit.objects import test_inventory
 
 
 class SubtreeTest(unittest.TestCase):
@@ -89,3 +90,17 @@ class FitsClauseTest(unittest.TestCase):
             stmt = sa.select(rp.c.id).where(
                 _sql.provider_fits_clause(rp.c.id, 1, 1))
             self.assertIsNone(conn.execute(stmt).first())
+
+
+class CreateStampsTest(unittest.TestCase):
+    """updated_at on a new provider row, as upstream leaves it."""
+
+    def test_a_root_carries_updated_at_and_a_child_does_not(self):
+        db = test_inventory.sqlite_database()
+        root = rp_obj.create_provider(
+            db, '00000000-0000-4000-8000-000000000001', 'root')
+        child = rp_obj.create_provider(
+            db, '00000000-0000-4000-8000-000000000002', 'child',
+            parent_uuid=root.uuid)
+        self.assertIsNotNone(root.updated_at)
+        self.assertIsNone(child.updated_at)

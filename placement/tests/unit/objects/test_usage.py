@@ -34,6 +34,13 @@ class TestGroupUsages(unittest.TestCase):
             {'all': {'consumer_count': 4, 'VCPU': 3, 'MEMORY_MB': 640}},
             usage_obj.group_usages(USAGE_ROWS, [(None, 4)], True, 'all'))
 
+    def test_consumer_count_follows_the_first_class_as_upstream(self):
+        usages = usage_obj.group_usages(
+            [('INSTANCE', 'VCPU', 5), ('INSTANCE', 'DISK_GB', 2)],
+            [('INSTANCE', 3)], True)
+        self.assertEqual(['VCPU', 'consumer_count', 'DISK_GB'],
+                         list(usages['INSTANCE']))
+
     def test_nothing_is_empty(self):
         self.assertEqual({}, usage_obj.group_usages([], [], True))
         self.assertEqual({}, usage_obj.group_usages([], [], False))

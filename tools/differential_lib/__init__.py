@@ -1,0 +1,1 @@
+"""The pieces of ``tools/differential``: see that script's docstring."""

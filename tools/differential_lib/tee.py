@@ -1,0 +1,75 @@
+"""The WSGI app gabbi talks to: ours answers, upstream is asked the same.
+
+Each request goes to our application in-process (the app of the running
+gabbi fixture) and, with our server-generated uuids rewritten into
+upstream's, over HTTP to the upstream server. Gabbi gets our answer, so
+its $RESPONSE and $HISTORY substitutions follow our service; both answers
+are compared and the result recorded.
+"""
+import io
+
+from tools.differential_lib import compare
+
+
+class Tee:
+    def __init__(self, ours_app, upstream, recorder):
+        self.ours_app = ours_app
+        self.upstream = upstream
+        self.recorder = recorder
+        self.uuid_map = compare.UuidMap()
+
+    def __call__(self, environ, start_response):
+        length = environ.get('CONTENT_LENGTH') or '0'
+        body = environ['wsgi.input'].read(int(length)) if length != '0' \
+            else b''
+        ours = self._ours(environ, body)
+        method = environ['REQUEST_METHOD']
+        uri = environ.get('REQUEST_URI') or _uri(environ)
+        headers = list(_headers(environ))
+        request_text = uri + '\n' + body.decode('utf-8', 'replace')
+        up = compare.Answer(*self.upstream.request(
+            method, self.uuid_map.to_upstream(uri),
+            [(name, self.uuid_map.to_upstream(value))
+             for name, value in headers],
+            self.uuid_map.to_upstream(
+                body.decode('utf-8', 'surrogateescape')).encode(
+                    'utf-8', 'surrogateescape')))
+        self.uuid_map.learn(request_text, method, ours, up)
+        self.recorder.exchange(method, uri, ours, up,
+                               compare.differences(ours, up, self.uuid_map))
+        start_response(ours.status, ours.raw_headers)
+        return [ours.raw_body]
+
+    def _ours(self, environ, body):
+        environ = dict(environ)
+        environ['wsgi.input'] = io.BytesIO(body)
+        captured = {}
+
+        def start_response(status, headers, exc_info=None):
+            captured['status'], captured['headers'] = status, headers
+            return lambda data: None
+
+        result = self.ours_app(environ, start_response)
+        try:
+            raw = b''.join(result)
+        finally:
+            if hasattr(result, 'close'):
+                result.close()
+        answer = compare.Answer(captured['status'], captured['headers'], raw)
+        answer.raw_headers = captured['headers']
+        answer.raw_body = raw
+        return answer
+
+
+def _uri(environ):
+    path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+    query = environ.get('QUERY_STRING')
+    return path + ('?' + query if query else '')
+
+
+def _headers(environ):
+    for key, value in environ.items():
+        if key.startswith('HTTP_'):
+            yield key[5:].replace('_', '-').title(), value
+        elif key in ('CONTENT_TYPE', 'CONTENT_LENGTH') and value:
+            yield key.replace('_', '-').title(), value
