@@ -28,14 +28,45 @@ def solver_options(conf):
         rng=rng)
 
 
-def _render_request(candidate, uuids, as_dict, with_mappings):
+def _in_group_order(allocations, mappings, listing):
+    """({provider: {class: amount}}, mappings) in the order upstream lists
+    them, ``listing`` (querystring.listing_order): the providers of the first
+    listed group first, each provider's classes by their rank. A provider
+    is an id or a shape's rank.
+    """
+    group_rank, class_rank = listing
     by_provider = {}
-    for rp_id, rc, amount in candidate.allocations:
+    several = False
+    for rp_id, rc, amount in allocations:
         resources = by_provider.get(rp_id)
         if resources is None:
             by_provider[rp_id] = {rc: amount}
         else:
             resources[rc] = amount
+            several = True
+    if several:
+        for rp_id, resources in by_provider.items():
+            if len(resources) > 1:
+                by_provider[rp_id] = dict(sorted(
+                    resources.items(),
+                    key=lambda item: class_rank.get(item[0], (0, 0))))
+    if len(mappings) < 2:
+        return by_provider, mappings
+    mappings = sorted(mappings, key=lambda m: group_rank.get(m[0], 0))
+    ordered = {}
+    for _, ids in mappings:
+        for rp_id in ids:
+            if rp_id in by_provider and rp_id not in ordered:
+                ordered[rp_id] = by_provider[rp_id]
+    if len(ordered) < len(by_provider):
+        for rp_id, resources in by_provider.items():
+            ordered.setdefault(rp_id, resources)
+    return ordered, mappings
+
+
+def _render_request(candidate, uuids, as_dict, with_mappings, listing):
+    by_provider, mappings = _in_group_order(
+        candidate.allocations, candidate.mappings, listing)
     if as_dict:
         allocations = {uuids[rp_id]: {'resources': resources}
                        for rp_id, resources in by_provider.items()}
@@ -50,7 +81,7 @@ def _render_request(candidate, uuids, as_dict, with_mappings):
         body['mappings'] = {
             suffix: [uuids[ids[0]]] if len(ids) == 1
             else sorted([uuids[rp_id] for rp_id in ids])
-            for suffix, ids in candidate.mappings}
+            for suffix, ids in mappings}
     return body
 
 
@@ -100,21 +131,18 @@ def _encoded_items(parts, items, render, opening):
     parts.append(b']' if opening == b'[' else b'}')
 
 
-def _shape_format(shape, with_mappings):
+def _shape_format(shape, with_mappings, listing):
     """(format string, ranks in placeholder order) of the JSON of the
     candidates of one ``shape`` (model.Alike), or None when its text
     depends on the uuids (a mapping of several providers lists them in
     uuid order).
 
-    The text is what _render_request gives: the providers in allocation
-    order, each with its classes in allocation order.
+    The text is what _render_request gives (see _in_group_order).
     """
-    allocations, mappings = shape.allocations, shape.mappings
-    if with_mappings and any(len(ranks) > 1 for _, ranks in mappings):
+    if with_mappings and any(len(ranks) > 1 for _, ranks in shape.mappings):
         return None
-    by_rank = {}
-    for rank, rc, amount in allocations:
-        by_rank.setdefault(rank, {})[rc] = amount
+    by_rank, mappings = _in_group_order(
+        shape.allocations, shape.mappings, listing)
     parts, order = [], []
     for rank, resources in by_rank.items():
         parts.append('"%%s":{"resources":%s}' % _percent_safe(resources))
@@ -133,7 +161,7 @@ def _percent_safe(value):
     return orjson.dumps(value).decode().replace('%', '%%')
 
 
-def _candidates_text(candidates, uuids, with_mappings):
+def _candidates_text(candidates, uuids, with_mappings, listing):
     """The JSON (text) of the candidates in the dict form (1.12+), each
     shape's format built once; other candidates through _render_request.
     """
@@ -147,7 +175,8 @@ def _candidates_text(candidates, uuids, with_mappings):
             found = formats.get(id(candidate.shape))
             if found is None:
                 found = formats[id(candidate.shape)] = (
-                    _shape_format(candidate.shape, with_mappings) or False)
+                    _shape_format(candidate.shape, with_mappings,
+                                  listing) or False)
             if found:
                 text, order = found
                 if candidate.ids is not last_ids:
@@ -156,13 +185,14 @@ def _candidates_text(candidates, uuids, with_mappings):
                 texts.append(text % tuple(map(ranked.__getitem__, order)))
                 continue
         texts.append(orjson.dumps(_render_request(
-            candidate, uuids, True, with_mappings)).decode())
+            candidate, uuids, True, with_mappings, listing)).decode())
     return texts
 
 
-def _render(result, mv):
+def _render(result, mv, listing):
     """The response body as a list of byte strings (see RENDER_CHUNK),
     sent as they are rather than joined into one more copy.
+    ``listing``: querystring.listing_order of the query.
     """
     # The microversion gates are settled once, not per candidate.
     as_dict = mv >= microversion.ALLOCATIONS_DICT
@@ -180,12 +210,12 @@ def _render(result, mv):
                 parts.append(b',')
             parts.append(','.join(_candidates_text(
                 candidates[start:start + RENDER_CHUNK], uuids,
-                with_mappings)).encode())
+                with_mappings, listing)).encode())
         parts.append(b']')
     else:
         _encoded_items(
             parts, candidates,
-            lambda chunk: [_render_request(c, uuids, False, False)
+            lambda chunk: [_render_request(c, uuids, False, False, ({}, {}))
                            for c in chunk], b'[')
     parts.append(b',"provider_summaries":')
     # The summaries (kept alive by result) are the ids' owners.
@@ -225,7 +255,8 @@ def list_allocation_candidates(req):
     query = querystring.parse_candidate_query(params, mv)
     with ac_obj.no_cyclic_gc():
         result = _find(ctx, query, mv)
-        resp = util.encoded_json_response(req, mv, _render(result, mv))
+        resp = util.encoded_json_response(
+            req, mv, _render(result, mv, querystring.listing_order(params)))
         # Freed before the collector resumes: otherwise its next pass
         # walks every object of the answer (~0.6 ms for 250 candidates).
         del result

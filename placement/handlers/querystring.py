@@ -7,6 +7,8 @@ NotFound-type exceptions that the handler turns into 400s.
 """
 import re
 
+import os_resource_classes as orc
+
 import webob.exc
 
 from placement import errors
@@ -312,6 +314,34 @@ def check_group_policy(groups, group_policy):
         raise bad_request(
             'The "group_policy" parameter is required when specifying '
             'more than one "resources{N}" parameter.')
+
+
+def listing_order(params):
+    """({suffix: rank}, {class: rank}): the order upstream lists a
+    candidate's groups and each provider's classes in.
+
+    Groups come in the order the query string first names them. Classes
+    come group by group; within a numbered group in the order its
+    ``resources`` lists them, within the unsuffixed group in standard
+    class order (custom classes after). Call after parse_candidate_query.
+    """
+    groups = split_group_keys(params)
+    class_rank = {}
+    for rank, (suffix, keys) in enumerate(groups.items()):
+        names = [item.split(':')[0]
+                 for item in keys.get('resources', [''])[-1].split(',')]
+        if not suffix:
+            names.sort(key=_standard_rank)
+        for position, name in enumerate(names):
+            class_rank.setdefault(name, (rank, position))
+    return {suffix: rank for rank, suffix in enumerate(groups)}, class_rank
+
+
+def _standard_rank(name):
+    try:
+        return (0, orc.STANDARDS.index(name))
+    except ValueError:
+        return (1, name)
 
 
 def parse_candidate_query(params, mv):

@@ -28,6 +28,8 @@ def select_provider_usages_stmt(provider_id):
     WHERE inv.resource_provider_id = :id GROUP BY rc.id, rc.name
     ORDER BY rc.id
 
+    Ordered by class id, as the reference service lists them.
+
     The join is on (provider, class), which the allocations index
     (resource_provider_id, resource_class_id, used) covers.
     """
