@@ -197,18 +197,27 @@ def _render(result, mv):
     return parts
 
 
+def unknown_name_error(exc):
+    """The 400 of an unknown class or trait (ResourceClassNotFound or
+    TraitNotFound), shared with ``placement-manage allocation_candidates
+    explain``.
+    """
+    if isinstance(exc, exception.ResourceClassNotFound):
+        return util.http_error(
+            webob.exc.HTTPBadRequest,
+            'Invalid resource class in resources parameter: %s' % exc)
+    return util.http_error(webob.exc.HTTPBadRequest, str(exc))
+
+
 def _find(ctx, query, mv):
     try:
         return ac_obj.list_candidates(
             ctx, query, solver_options(ctx.config),
             summary_classes_all=mv >= microversion.SUMMARIES_ALL_CLASSES,
             with_traits=mv >= microversion.CANDIDATES_TRAITS)
-    except exception.ResourceClassNotFound as exc:
-        raise util.http_error(
-            webob.exc.HTTPBadRequest,
-            'Invalid resource class in resources parameter: %s' % exc)
-    except exception.TraitNotFound as exc:
-        raise util.http_error(webob.exc.HTTPBadRequest, str(exc))
+    except (exception.ResourceClassNotFound,
+            exception.TraitNotFound) as exc:
+        raise unknown_name_error(exc)
 
 
 @microversion.since('1.10')
