@@ -5,17 +5,22 @@ parse (handlers.querystring) -> gather + solve (objects) -> render here.
 import random
 
 import orjson
+from oslo_log import log as logging
 import webob.exc
 
+from placement import errors
 from placement import exception
 from placement.handlers import querystring
 from placement import microversion
 from placement.objects import allocation_candidate as ac_obj
+from placement.objects import candidate_explain
 from placement.policies import allocation_candidate as policies
 from placement.schemas import allocation_candidate as schema
 from placement.solver import model
 from placement import util
 from placement import wsgi_wrapper
+
+LOG = logging.getLogger(__name__)
 
 
 def solver_options(conf):
@@ -220,6 +225,23 @@ def _find(ctx, query, mv):
         raise unknown_name_error(exc)
 
 
+def _log_why_empty(req, ctx, query):
+    """One INFO line saying why the answer is empty, for the operator who
+    greps the request id of Nova's "No valid host". Computed only for an
+    empty answer; a failure here never fails the request.
+    """
+    request_id = req.environ.get(errors.REQUEST_ID_KEY)
+    try:
+        why = candidate_explain.summary(ctx, query,
+                                        solver_options(ctx.config))
+    except Exception:
+        LOG.debug('Could not explain the empty answer of %s', request_id,
+                  exc_info=True)
+        return
+    LOG.info('No allocation candidates for request %s: %s', request_id,
+             why)
+
+
 @microversion.since('1.10')
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept('application/json')
@@ -232,6 +254,8 @@ def list_allocation_candidates(req):
     query = querystring.parse_candidate_query(params, mv)
     with ac_obj.no_cyclic_gc():
         result = _find(ctx, query, mv)
+        if not result.candidates:
+            _log_why_empty(req, ctx, query)
         resp = util.encoded_json_response(req, mv, _render(result, mv))
         # Freed before the collector resumes: otherwise its next pass
         # walks every object of the answer (~0.6 ms for 250 candidates).

@@ -149,8 +149,13 @@ class _Checker:
             self.tracks = (None,)
         self.tree_root = (index.tree_root_of_uuid(group.in_tree)
                           if group.in_tree else None)
-        self._by_inventory, self._by_traits = {}, {}
+        self._by_inventory, self._by_traits, self._by_aggs = {}, {}, {}
         self.most_free = {}
+        self._agg_steps = [(at, step) for at, step in enumerate(steps)
+                           if step.kind in ('member_of',
+                                            'forbidden_aggregates')]
+        self._in_tree_at = next((at for at, step in enumerate(steps)
+                                 if step.kind == 'in_tree'), PASSED)
 
     def fails(self, rp_id):
         """(first failing step index per track), PASSED where none."""
@@ -195,15 +200,23 @@ class _Checker:
         return PASSED
 
     def _other_fail(self, rp_id):
+        """The first aggregate or in_tree step failed (those come last:
+        the in_tree one after the aggregate ones)."""
         index = self.index
-        for at, step in enumerate(self.steps):
-            kind = step.kind
-            if kind == 'in_tree':
-                if index.root_of(rp_id) != self.tree_root:
-                    return at
-            elif kind in ('member_of', 'forbidden_aggregates'):
-                if not self.aggregates_ok(step, rp_id):
-                    return at
+        if self._agg_steps:
+            mine = index.aggregates_of(rp_id)
+            root = (None if self.group.is_granular
+                    else index.aggregates_of(index.root_of(rp_id)))
+            at = self._by_aggs.get((mine, root))
+            if at is None:
+                at = self._by_aggs[(mine, root)] = next(
+                    (at for at, step in self._agg_steps
+                     if not self.aggregates_ok(step, rp_id)), PASSED)
+            if at != PASSED:
+                return at
+        if (self.tree_root is not None
+                and index.root_of(rp_id) != self.tree_root):
+            return self._in_tree_at
         return PASSED
 
     def aggregates_ok(self, step, rp_id):
@@ -249,8 +262,11 @@ def group_funnel(index, group, anchors, pools):
     removed = {}
     for anchor in anchors:
         pool = pools.get(anchor, ())
-        at = min(max((fails[p][t] for p in pool), default=0)
-                 for t in range(len(checker.tracks)))
+        if len(pool) == 1:  # a tree of one provider, nothing shared
+            at = min(fails[pool[0]])
+        else:
+            at = min(max((fails[p][t] for p in pool), default=0)
+                     for t in range(len(checker.tracks)))
         if at == PASSED:
             at = _tree_fail(index, steps, pool, fails)
         removed[anchor] = at
@@ -326,17 +342,19 @@ def _walk_variants(query, snapshot):
     return variants
 
 
-def _walk_steps(index, query, anchors, reasons):
+def _walk_steps(index, query, funnels, anchors, pools, reasons):
     """Cross steps of the walk's rules; records each removed anchor."""
-    per_group = None
     results = []
     for kind, variant in _walk_variants(query, index.snapshot):
-        if per_group is None:
-            per_group = _per_group(index, query)
         plan = combine.Plan(index, variant)
         kept = []
         for anchor in anchors:
-            slots = plan.slots_for(anchor, per_group)
+            matches = _matches(funnels, pools[anchor])
+            if kind == 'unsuffixed_traits' and _one_contributor(
+                    query, matches):
+                kept.append(anchor)  # the group's own check was exact
+                continue
+            slots = plan.slots_for(anchor, matches)
             if next(combine.walk_anchor(plan, slots), None) is not None:
                 kept.append(anchor)
             else:
@@ -347,15 +365,36 @@ def _walk_steps(index, query, anchors, reasons):
     return anchors, results
 
 
-def _per_group(index, query):
-    """The solver's matches per group (every group has some here)."""
+def _matches(funnels, pool):
+    """Per group, what groups.granular_matches / unsuffixed_slots give
+    one anchor (the providers of its pool that pass), as slots_for
+    reads them: {anchor: ...} is not needed for a single anchor.
+    """
     found = []
-    for group in query.groups:
-        if group.is_granular:
-            found.append(groups_mod.granular_matches(index, group))
-        else:
-            found.append(groups_mod.unsuffixed_slots(index, group))
+    for funnel in funnels:
+        fails = funnel.fails
+        per_track = [[p for p in pool if fails[p][t] == PASSED]
+                     for t in range(len(funnel.tracks))]
+        found.append(_Only(per_track[0] if funnel.group.is_granular
+                           else per_track))
     return found
+
+
+class _Only:
+    """A mapping giving the same value for any anchor."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __getitem__(self, anchor):
+        return self.value
+
+
+def _one_contributor(query, matches):
+    for group, found in zip(query.groups, matches):
+        if not group.is_granular:
+            return len({p for options in found.value for p in options}) == 1
+    return True
 
 
 def _served(funnels, anchors, reasons):
@@ -403,7 +442,8 @@ def explain(snapshot, query, options=model.SolverOptions()):
         cross.append(StepResult(Step('root_required'), len(kept),
                                 len(served) - len(kept)))
         served = kept
-    served, walked = _walk_steps(index, query, served, reasons)
+    served, walked = _walk_steps(index, query, funnels, served, pools,
+                                 reasons)
     cross += walked
     if snapshot.sharing:
         cross.append(StepResult(Step('sharing'), len(served), 0,
