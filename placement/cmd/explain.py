@@ -241,8 +241,11 @@ def _report_lines(report):
         return lines + ['  ' + report['error']]
     for group in report['groups']:
         name = group['group'] or '(unsuffixed)'
+        texts = []
         for check in group['checks']:
-            lines.append('  group %s: %s' % (name, check['text']))
+            if check['text'] not in texts:
+                texts.append(check['text'])
+        lines += ['  group %s: %s' % (name, text) for text in texts]
     if report['tree'] is not None:
         lines.append('  tree: %s' % report['tree']['text'])
     lines.append('  appears in %s candidate%s' % (

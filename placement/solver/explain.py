@@ -270,7 +270,8 @@ def group_funnel(index, group, anchors, pools):
         if at == PASSED:
             at = _tree_fail(index, steps, pool, fails)
         removed[anchor] = at
-    results = _results(steps, fails, removed, checker.most_free)
+    results = _results(steps, checker.tracks, fails, removed,
+                       checker.most_free)
     return GroupFunnel(group, steps, results, checker.tracks, fails,
                        removed)
 
@@ -289,19 +290,34 @@ def _tree_fail(index, steps, pool, fails):
     return PASSED
 
 
-def _results(steps, fails, removed, most_free):
+def _results(steps, tracks, fails, removed, most_free):
+    """StepResults. The providers of a step on one class of the
+    unsuffixed group are those that can still give that class; of the
+    group's other steps, those that can still give one of its classes.
+    """
     left_at = collections.Counter(max(f) for f in fails.values())
+    track_at = [collections.Counter(f[t] for f in fails.values())
+                for t in range(len(tracks))]
     trees_at = collections.Counter(removed.values())
     providers, trees = len(fails), len(removed)
+    per_track = [providers] * len(tracks)
     results = []
     for at, step in enumerate(steps):
         result = StepResult(step, trees - trees_at[at], trees_at[at],
                             most_free=most_free.get(at))
         trees -= trees_at[at]
-        if not step.tree_level:
-            result.providers = providers - left_at[at]
+        for t in range(len(tracks)):
+            per_track[t] -= track_at[t][at]
+        providers -= left_at[at]
+        if step.tree_level:
+            pass
+        elif step.subject in tracks and step.kind in RESOURCE_KINDS:
+            t = tracks.index(step.subject)
+            result.providers = per_track[t]
+            result.providers_removed = track_at[t][at]
+        else:
+            result.providers = providers
             result.providers_removed = left_at[at]
-            providers -= left_at[at]
         results.append(result)
     return results
 

@@ -12,8 +12,7 @@ CROSS_LABELS = {
     'root_required': 'root_required',
     'combined': 'groups together within capacity',
     'one_per_tree': 'one provider per tree (microversion < 1.29)',
-    'unsuffixed_traits': 'traits of the unsuffixed group on the '
-                         'providers chosen',
+    'unsuffixed_traits': 'unsuffixed traits on the chosen providers',
     'isolate': 'group_policy=isolate',
     'same_subtree': 'same_subtree',
     'sharing': 'sharing providers through aggregates',
@@ -139,6 +138,16 @@ def tree_reason(explanation, position, at):
     return phrase + (' for group %s' % suffix if suffix else '')
 
 
+_SINGULAR = {'have': 'has', 'lack': 'lacks', 'are': 'is', 'need': 'needs',
+             'fail': 'fails'}
+
+
+def singular(phrase):
+    """The phrase of one tree ('1 lacks X' rather than '1 lack X')."""
+    verb, _, rest = phrase.partition(' ')
+    return '%s %s' % (_SINGULAR.get(verb, verb), rest)
+
+
 def summary(explanation):
     """One line: the count and, per reason, how many trees it removed."""
     roots = len(explanation.roots)
@@ -147,7 +156,8 @@ def summary(explanation):
     if not roots:
         return text + ': there are no resource providers'
     reasons = reason_counts(explanation)
-    parts = ['%s %s' % (format(count, ','), phrase)
+    parts = ['%s %s' % (format(count, ','),
+                        singular(phrase) if count == 1 else phrase)
              for phrase, count in reasons]
     viable = roots - len(explanation.reasons)
     head = ': of %s root provider%s' % (format(roots, ','),
@@ -193,8 +203,8 @@ def provider_report(explanation, rp_id, raw=None):
         reason = explanation.reasons.get(rp_id)
         tree = ({'result': 'serves', 'text': 'its tree can serve the '
                  'request'} if reason is None else
-                {'result': 'removed', 'text': tree_reason(
-                    explanation, *reason).replace('have ', 'has ', 1)})
+                {'result': 'removed', 'text': singular(tree_reason(
+                    explanation, *reason))})
     appears = [c for c in explanation.candidates
                if rp_id in c.used_ids()]
     return {'uuid': provider.uuid, 'groups': groups, 'tree': tree,
@@ -221,8 +231,8 @@ def check_text(explanation, funnel, step, rp_id, raw=None):
     if kind == 'any_of':
         return 'has none of %s' % ', '.join(subject)
     if kind == 'member_of':
-        return '%s not in the aggregates of %s' % (
-            'it is' if granular else 'neither it nor its root is',
+        return '%s in the aggregates of %s' % (
+            'it is not' if granular else 'neither it nor its root is',
             _aggs(subject))
     if kind == 'forbidden_aggregates':
         return '%s is in aggregate %s' % (

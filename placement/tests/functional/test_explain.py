@@ -41,11 +41,11 @@ EXAMPLES = [
      None),
     ('E3', ct.E2_NESTED_SHARING,
      'resources=VCPU:1&member_of=$AGGB&member_of=$AGGA&in_tree=$CN2_UUID',
-     '1.39', 'are not in the aggregates of member_of='),
+     '1.39', 'is not in the aggregates of member_of='),
     ('E4', ct.E4_NICS, 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:500,'
      'SRIOV_NET_VF:2&required=HW_NIC_ACCEL_SSL', '1.39', None),
     ('E4', ct.E4_NICS, 'resources=VCPU:1,SRIOV_NET_VF:2'
-     '&required=HW_CPU_X86_AVX2', '1.39', '1 lack HW_CPU_X86_AVX2'),
+     '&required=HW_CPU_X86_AVX2', '1.39', '1 lacks HW_CPU_X86_AVX2'),
     ('E5', ct.E4_NICS, 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:500'
      '&resources1=SRIOV_NET_VF:1&required1=HW_NIC_ACCEL_SSL'
      '&resources2=SRIOV_NET_VF:1&group_policy=none', '1.39', None),
@@ -55,7 +55,7 @@ EXAMPLES = [
     ('E6', ct.E6_IN_TREE, 'resources=VCPU:1&in_tree=$CN1_UUID'
      '&resources1=DISK_GB:10', '1.39', None),
     ('E6', ct.E6_IN_TREE, 'resources=VCPU:5,DISK_GB:50&in_tree=$NUMA1_1_UUID',
-     '1.39', 'have less than 5 VCPU free (most free: 4)'),
+     '1.39', 'less than 5 VCPU free (most free: 4)'),
     ('E6', ct.E6_IN_TREE, 'resources1=VCPU:1&in_tree1=$SS1_UUID',
      '1.39', 'are not in tree'),
     ('E7', ct.E7_ROOT_REQUIRED, 'resources1=VCPU:1,MEMORY_MB:512'
@@ -63,14 +63,14 @@ EXAMPLES = [
      '&root_required=COMPUTE_VOLUME_MULTI_ATTACH', '1.39', None),
     ('E7', ct.E7_ROOT_REQUIRED, 'resources=DISK_GB:100'
      '&root_required=!STORAGE_DISK_SSD', '1.39',
-     'have a root not matching root_required=!STORAGE_DISK_SSD'),
+     'a root not matching root_required=!STORAGE_DISK_SSD'),
     ('E8', ct.E8_SAME_SUBTREE, 'required_NUMA=HW_NUMA_ROOT'
      '&resources_ACCEL1=FPGA:1&required_ACCEL1=CUSTOM_TYPE1'
      '&resources_ACCEL2=FPGA:1&required_ACCEL2=CUSTOM_TYPE2'
      '&group_policy=none&same_subtree=_NUMA,_ACCEL1,_ACCEL2', '1.39', None),
     ('E8', ct.E8_SAME_SUBTREE, 'resources_A=FPGA:1&resources_B=FPGA:1'
      '&resources_C=FPGA:1&group_policy=isolate&same_subtree=_A,_B,_C',
-     '1.39', 'have no providers meeting same_subtree=_A,_B,_C'),
+     '1.39', 'has no providers meeting same_subtree=_A,_B,_C'),
     ('E9', ct.E9_SAME_SUBTREE_USED, 'resources_COMPUTE=VCPU:2,MEMORY_MB:512'
      '&resources_ACCEL=FPGA:1&group_policy=none'
      '&same_subtree=_COMPUTE,_ACCEL', '1.39', None),
@@ -305,7 +305,7 @@ class TestLogLine(ExplainTestBase):
         request_id = resp.headers['x-openstack-request-id']
         self.assertEqual(
             ['No allocation candidates for request %s: 0 candidates: of 1 '
-             'root provider, 1 have less than 200 VCPU free (most free: 8)'
+             'root provider, 1 has less than 200 VCPU free (most free: 8)'
              % request_id], [r.getMessage() for r in logs.records])
         with self.assertNoLogs(logger, level=logging.INFO):
             self.get(placement.app, 'resources=VCPU:2')
