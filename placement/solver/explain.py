@@ -36,6 +36,7 @@ RESOURCE_KINDS = ('inventory',) + model.RULES
 # Candidates counted at most, to tell what a limit cut.
 COUNT_BOUND = 100000
 _EMPTY = frozenset()
+_NO_INVENTORY = {}
 
 
 class Step(typing.NamedTuple):
@@ -149,7 +150,7 @@ class _Checker:
             self.tracks = (None,)
         self.tree_root = (index.tree_root_of_uuid(group.in_tree)
                           if group.in_tree else None)
-        self._by_inventory, self._by_traits, self._by_aggs = {}, {}, {}
+        self._by_inventory, self._by_aggs = {}, {}
         self.most_free = {}
         self._agg_steps = [(at, step) for at, step in enumerate(steps)
                            if step.kind in ('member_of',
@@ -160,19 +161,22 @@ class _Checker:
     def fails(self, rp_id):
         """(first failing step index per track), PASSED where none."""
         index = self.index
-        inventory = index.snapshot.inventories.get(rp_id, {})
-        by_inv = self._by_inventory.get(id(inventory))
-        if by_inv is None:
-            by_inv = self._by_inventory[id(inventory)] = tuple(
-                self._resource_fail(inventory, track)
-                for track in self.tracks)
+        inventory = index.snapshot.inventories.get(rp_id, _NO_INVENTORY)
         traits = index.traits_of(rp_id)
-        by_traits = self._by_traits.get(id(traits))
-        if by_traits is None:
-            by_traits = self._by_traits[id(traits)] = self._first(
-                traits, ('required', 'forbidden', 'any_of'))
-        other = min(by_traits, self._other_fail(rp_id))
-        return tuple(min(f, other) for f in by_inv)
+        # Snapshot objects only (alive all along): their ids are keys.
+        key = (id(inventory), id(traits))
+        found = self._by_inventory.get(key)
+        if found is None:
+            by_traits = self._first(traits, ('required', 'forbidden',
+                                             'any_of'))
+            found = self._by_inventory[key] = tuple(
+                min(self._resource_fail(inventory, track), by_traits)
+                for track in self.tracks)
+        if self._agg_steps or self.tree_root is not None:
+            other = self._other_fail(rp_id)
+            if other != PASSED:
+                return tuple(min(f, other) for f in found)
+        return found
 
     def _resource_fail(self, inventory, track):
         for at, step in enumerate(self.steps):
@@ -259,7 +263,8 @@ def group_funnel(index, group, anchors, pools):
     checker = _Checker(index, group, steps)
     fails = {rp_id: checker.fails(rp_id)
              for rp_id in index.snapshot.providers}
-    removed = {}
+    removed, cache = {}, {}
+    tree_level = any(step.tree_level for step in steps)
     for anchor in anchors:
         pool = pools.get(anchor, ())
         if len(pool) == 1:  # a tree of one provider, nothing shared
@@ -267,8 +272,8 @@ def group_funnel(index, group, anchors, pools):
         else:
             at = min(max((fails[p][t] for p in pool), default=0)
                      for t in range(len(checker.tracks)))
-        if at == PASSED:
-            at = _tree_fail(index, steps, pool, fails)
+        if at == PASSED and tree_level:
+            at = _tree_fail(index, steps, pool, fails, cache)
         removed[anchor] = at
     results = _results(steps, checker.tracks, fails, removed,
                        checker.most_free)
@@ -276,10 +281,18 @@ def group_funnel(index, group, anchors, pools):
                        removed)
 
 
-def _tree_fail(index, steps, pool, fails):
+def _tree_fail(index, steps, pool, fails, cache):
     """The unsuffixed group's traits, held between the providers that
     can serve it (the walk checks the chosen ones: see cross steps).
+    ``cache``: verdicts by trait set, for trees of one provider.
     """
+    if len(pool) == 1:
+        traits = index.traits_of(pool[0])
+        found = cache.get(traits)
+        if found is None:
+            found = cache[traits] = _tree_fail(index, steps, pool * 2,
+                                               fails, cache)
+        return found
     traits = set()
     for rp_id in pool:
         if max(fails[rp_id]) == PASSED:
