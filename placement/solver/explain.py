@@ -372,26 +372,62 @@ def _walk_variants(query, snapshot):
 
 
 def _walk_steps(index, query, funnels, anchors, pools, reasons):
-    """Cross steps of the walk's rules; records each removed anchor."""
-    results = []
-    for kind, variant in _walk_variants(query, index.snapshot):
-        plan = combine.Plan(index, variant)
-        kept = []
-        for anchor in anchors:
-            matches = _matches(funnels, pools[anchor])
-            if kind == 'unsuffixed_traits' and _one_contributor(
-                    query, matches):
-                kept.append(anchor)  # the group's own check was exact
+    """Cross steps of the walk's rules; records each removed anchor.
+
+    A tree that passes the last variant (the query itself) passes every
+    one before it, which asks less: only the others are walked again,
+    to find the first rule they break.
+    """
+    variants = [(kind, _Exists(index, variant, funnels, pools))
+                for kind, variant in _walk_variants(query, index.snapshot)]
+    if not variants:
+        return anchors, []
+    full = variants[-1][1]
+    failing = [a for a in anchors if not full(a)]
+    first = {}
+    for kind, exists in variants[:-1]:
+        for anchor in failing:
+            if anchor in first:
                 continue
-            slots = plan.slots_for(anchor, matches)
-            if next(combine.walk_anchor(plan, slots), None) is not None:
-                kept.append(anchor)
-            else:
-                reasons[anchor] = (None, kind)
-        results.append(StepResult(Step(kind), len(kept),
-                                  len(anchors) - len(kept)))
-        anchors = kept
-    return anchors, results
+            if kind == 'unsuffixed_traits' and _one_contributor(
+                    query, exists.matches(anchor)):
+                continue  # the group's own check was exact
+            if not exists(anchor):
+                first[anchor] = kind
+    results, left = [], len(anchors)
+    for kind, _ in variants:
+        removed = [a for a in failing if first.get(a, variants[-1][0])
+                   == kind]
+        for anchor in removed:
+            reasons[anchor] = (None, kind)
+        left -= len(removed)
+        results.append(StepResult(Step(kind), left, len(removed)))
+    gone = set(failing)
+    return [a for a in anchors if a not in gone], results
+
+
+class _Exists:
+    """Whether one anchor's walk under ``query`` gives a candidate;
+    decided once per walk signature (alike trees, see combine.Memo).
+    """
+
+    def __init__(self, index, query, funnels, pools):
+        self.plan = combine.Plan(index, query)
+        self.memo = combine.Memo(self.plan)
+        self.funnels, self.pools = funnels, pools
+        self.verdicts = {}
+
+    def matches(self, anchor):
+        return _matches(self.funnels, self.pools[anchor])
+
+    def __call__(self, anchor):
+        slots = self.plan.slots_for(anchor, self.matches(anchor))
+        _, key = self.memo._signature(slots)
+        found = self.verdicts.get(key)
+        if found is None:
+            found = self.verdicts[key] = next(
+                combine.walk_anchor(self.plan, slots), None) is not None
+        return found
 
 
 def _matches(funnels, pool):
