@@ -158,25 +158,34 @@ class _Checker:
         self._in_tree_at = next((at for at, step in enumerate(steps)
                                  if step.kind == 'in_tree'), PASSED)
 
-    def fails(self, rp_id):
-        """(first failing step index per track), PASSED where none."""
-        index = self.index
-        inventory = index.snapshot.inventories.get(rp_id, _NO_INVENTORY)
-        traits = index.traits_of(rp_id)
-        # Snapshot objects only (alive all along): their ids are keys.
-        key = (id(inventory), id(traits))
-        found = self._by_inventory.get(key)
-        if found is None:
-            by_traits = self._first(traits, ('required', 'forbidden',
-                                             'any_of'))
-            found = self._by_inventory[key] = tuple(
-                min(self._resource_fail(inventory, track), by_traits)
-                for track in self.tracks)
-        if self._agg_steps or self.tree_root is not None:
-            other = self._other_fail(rp_id)
-            if other != PASSED:
-                return tuple(min(f, other) for f in found)
+    def all_fails(self):
+        """{provider id: (first failing step index per track)}, PASSED
+        where none; one tuple per distinct verdict.
+        """
+        snapshot = self.index.snapshot
+        inventories, all_traits = snapshot.inventories, snapshot.traits
+        known, found = self._by_inventory, {}
+        other_too = bool(self._agg_steps) or self.tree_root is not None
+        for rp_id in snapshot.providers:
+            inventory = inventories.get(rp_id, _NO_INVENTORY)
+            traits = all_traits.get(rp_id, _EMPTY)
+            # Snapshot objects only (alive all along): their ids are keys.
+            key = (id(inventory), id(traits))
+            fails = known.get(key)
+            if fails is None:
+                fails = known[key] = self._fails(inventory, traits)
+            if other_too:
+                other = self._other_fail(rp_id)
+                if other != PASSED:
+                    fails = known.setdefault(
+                        (key, other), tuple(min(f, other) for f in fails))
+            found[rp_id] = fails
         return found
+
+    def _fails(self, inventory, traits):
+        by_traits = self._first(traits, ('required', 'forbidden', 'any_of'))
+        return tuple(min(self._resource_fail(inventory, track), by_traits)
+                     for track in self.tracks)
 
     def _resource_fail(self, inventory, track):
         for at, step in enumerate(self.steps):
@@ -261,8 +270,7 @@ def group_funnel(index, group, anchors, pools):
     """The GroupFunnel of ``group`` over ``anchors``."""
     steps = group_steps(group)
     checker = _Checker(index, group, steps)
-    fails = {rp_id: checker.fails(rp_id)
-             for rp_id in index.snapshot.providers}
+    fails = checker.all_fails()
     removed, cache = {}, {}
     tree_level = any(step.tree_level for step in steps)
     for anchor in anchors:
@@ -308,9 +316,15 @@ def _results(steps, tracks, fails, removed, most_free):
     unsuffixed group are those that can still give that class; of the
     group's other steps, those that can still give one of its classes.
     """
-    left_at = collections.Counter(max(f) for f in fails.values())
-    track_at = [collections.Counter(f[t] for f in fails.values())
-                for t in range(len(tracks))]
+    distinct = collections.Counter(map(id, fails.values()))
+    by_id = {id(f): f for f in fails.values()}
+    left_at = collections.Counter()
+    track_at = [collections.Counter() for _ in tracks]
+    for key, count in distinct.items():
+        found = by_id[key]
+        left_at[max(found)] += count
+        for t, at in enumerate(found):
+            track_at[t][at] += count
     trees_at = collections.Counter(removed.values())
     providers, trees = len(fails), len(removed)
     per_track = [providers] * len(tracks)
