@@ -5,17 +5,22 @@ parse (handlers.querystring) -> gather + solve (objects) -> render here.
 import random
 
 import orjson
+from oslo_log import log as logging
 import webob.exc
 
+from placement import errors
 from placement import exception
 from placement.handlers import querystring
 from placement import microversion
 from placement.objects import allocation_candidate as ac_obj
+from placement.objects import candidate_explain
 from placement.policies import allocation_candidate as policies
 from placement.schemas import allocation_candidate as schema
 from placement.solver import model
 from placement import util
 from placement import wsgi_wrapper
+
+LOG = logging.getLogger(__name__)
 
 
 def solver_options(conf):
@@ -229,18 +234,44 @@ def _render(result, mv, listing):
     return [util.upstream_spacing(part) for part in parts]
 
 
+def unknown_name_error(exc):
+    """The 400 of an unknown class or trait (ResourceClassNotFound or
+    TraitNotFound), shared with ``placement-manage allocation_candidates
+    explain``.
+    """
+    if isinstance(exc, exception.ResourceClassNotFound):
+        return util.http_error(
+            webob.exc.HTTPBadRequest,
+            'Invalid resource class in resources parameter: %s' % exc)
+    return util.http_error(webob.exc.HTTPBadRequest, str(exc))
+
+
 def _find(ctx, query, mv):
     try:
         return ac_obj.list_candidates(
             ctx, query, solver_options(ctx.config),
             summary_classes_all=mv >= microversion.SUMMARIES_ALL_CLASSES,
             with_traits=mv >= microversion.CANDIDATES_TRAITS)
-    except exception.ResourceClassNotFound as exc:
-        raise util.http_error(
-            webob.exc.HTTPBadRequest,
-            'Invalid resource class in resources parameter: %s' % exc)
-    except exception.TraitNotFound as exc:
-        raise util.http_error(webob.exc.HTTPBadRequest, str(exc))
+    except (exception.ResourceClassNotFound,
+            exception.TraitNotFound) as exc:
+        raise unknown_name_error(exc)
+
+
+def _log_why_empty(req, ctx, query):
+    """One INFO line saying why the answer is empty, for the operator who
+    greps the request id of Nova's "No valid host". Computed only for an
+    empty answer; a failure here never fails the request.
+    """
+    request_id = req.environ.get(errors.REQUEST_ID_KEY)
+    try:
+        why = candidate_explain.summary(ctx, query,
+                                        solver_options(ctx.config))
+    except Exception:
+        LOG.debug('Could not explain the empty answer of %s', request_id,
+                  exc_info=True)
+        return
+    LOG.info('No allocation candidates for request %s: %s', request_id,
+             why)
 
 
 @microversion.since('1.10')
@@ -255,6 +286,8 @@ def list_allocation_candidates(req):
     query = querystring.parse_candidate_query(params, mv)
     with ac_obj.no_cyclic_gc():
         result = _find(ctx, query, mv)
+        if not result.candidates:
+            _log_why_empty(req, ctx, query)
         resp = util.encoded_json_response(
             req, mv, _render(result, mv, querystring.listing_order(params)))
         # Freed before the collector resumes: otherwise its next pass

@@ -79,6 +79,27 @@ class Inventory:
                 and already + amount <= self.max_unit
                 and self.used + already + amount <= self.capacity)
 
+    @property
+    def free(self):
+        return self.capacity - self.used
+
+    def meets(self, rule, amount):
+        """One rule of ``fits(amount)`` (nothing else requested here):
+        'capacity', 'min_unit', 'max_unit' or 'step_size' (RULES).
+        ``fits(amount)`` is true exactly when every rule is met; the
+        explanation (solver.explain) reports them one at a time.
+        """
+        if rule == 'capacity':
+            return self.used + amount <= self.capacity
+        if rule == 'min_unit':
+            return self.min_unit <= amount
+        if rule == 'max_unit':
+            return amount <= self.max_unit
+        return amount % self.step_size == 0
+
+
+RULES = ('capacity', 'min_unit', 'max_unit', 'step_size')
+
 
 class Provider(typing.NamedTuple):
     """A node of a provider tree (ids are internal integers); a named
