@@ -4,6 +4,7 @@
     placement-manage ... db version
     placement-manage ... db stamp REVISION
     placement-manage ... db online_data_migrations [--max-count N]
+    placement-manage ... audit [--format table|json] [--fix]
 
 Configuration comes from ``/etc/placement/placement.conf`` unless
 ``--config-file`` / ``--config-dir`` say otherwise (the WSGI app's
@@ -20,6 +21,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import prettytable
 
+from placement.cmd import audit as audit_cmd
 from placement import conf as placement_conf
 from placement.db import api as db_api
 from placement.db import migration
@@ -184,6 +186,7 @@ def _parser():
                              'default: batches of %d until complete.'
                              % DEFAULT_BATCH)
     online.set_defaults(func=db_online_data_migrations)
+    audit_cmd.register(categories)
     return parser, db_parser
 
 
