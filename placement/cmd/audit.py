@@ -31,13 +31,21 @@ def _over_capacity(d):
             '(%(total)d - %(reserved)d) x %(allocation_ratio)s' % d)
 
 
+def _consumer_list(uuids, shown=3):
+    more = len(uuids) - shown
+    return ', '.join(uuids[:shown]) + (' and %d more' % more
+                                       if more > 0 else '')
+
+
 def _without_inventory(d):
-    owner = ('the provider' if d.get('resource_provider_id') is None else
-             'provider row %d' % d['resource_provider_id'])
-    return '%d %s used by %s (%s), but %s has no %s inventory' % (
+    if 'missing_provider_id' in d:
+        where = 'provider row %d does not exist' % d['missing_provider_id']
+    else:
+        where = 'the provider has no %s inventory' % d['resource_class']
+    return '%d %s used by %s (%s), but %s' % (
         d['used'], d['resource_class'],
         _plural(len(d['consumers']), 'consumer'),
-        ', '.join(d['consumers']), owner, d['resource_class'])
+        _consumer_list(d['consumers']), where)
 
 
 def _generation(d):

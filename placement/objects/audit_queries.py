@@ -123,15 +123,18 @@ def select_allocations_without_inventory_stmt():
 
 
 def fetch_allocations_without_inventory(conn) -> typing.List[Finding]:
-    """One finding per (provider, class), with its consumers."""
+    """One finding per (provider, class), with its consumers; when the
+    provider row itself is gone, its id as ``missing_provider_id``."""
     grouped = {}
     for row in conn.execute(select_allocations_without_inventory_stmt()):
         key = (row.resource_provider_id, row.resource_class_id)
         if key not in grouped:
-            grouped[key] = Finding('allocation_without_inventory', row.uuid, {
-                'resource_provider_id': row.resource_provider_id,
-                'resource_class': _class_name(row), 'used': 0,
-                'consumers': []})
+            details = {'resource_class': _class_name(row), 'used': 0,
+                       'consumers': []}
+            if row.uuid is None:
+                details['missing_provider_id'] = row.resource_provider_id
+            grouped[key] = Finding('allocation_without_inventory', row.uuid,
+                                   details)
         details = grouped[key].details
         details['used'] += row.used
         if row.consumer_id not in details['consumers']:

@@ -164,6 +164,20 @@ class _AuditTests:
             details['resource_class'], details['used'],
             details['consumers']))
 
+    def test_allocations_of_a_deleted_provider_fail(self):
+        self.compute_node_in_use()
+        rp_id = self.rp_id(RP1)
+        # The provider's rows deleted by hand, its allocations forgotten.
+        self.sql('DELETE FROM inventories')
+        self.sql('UPDATE resource_providers SET root_provider_id = NULL')
+        self.sql('DELETE FROM resource_providers')
+        document = self.audit_json()
+        self.assertEqual([('allocation_without_inventory', None)] * 2,
+                         self.checks(document))
+        self.assertEqual(
+            '6 VCPU used by 1 consumer (%s), but provider row %d does not '
+            'exist' % (C1, rp_id), document['findings'][0]['message'])
+
     def test_empty_consumer_warns_and_fix_removes_it(self):
         self.compute_node_in_use()
         # A writer deleted the allocations, then died before the consumer.
