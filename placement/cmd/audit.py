@@ -20,6 +20,8 @@ LOG = logging.getLogger(__name__)
 
 EXIT_CLEAN, EXIT_WARNING, EXIT_FAILURE, EXIT_ERROR = 0, 1, 2, 255
 REPAIRED, SKIPPED, FAILED = 'repaired', 'skipped', 'failed'
+# Long details wrap in the table (the JSON keeps them whole).
+DETAILS_WIDTH = 60
 
 
 def _plural(count, noun):
@@ -145,6 +147,7 @@ def _print_table(entries):
     table = prettytable.PrettyTable(['Severity', 'Check', 'Subject',
                                      'Details'])
     table.align = 'l'
+    table.max_width['Details'] = DETAILS_WIDTH
     for entry in entries:
         table.add_row([entry['severity'], entry['check'],
                        entry['subject'] or '-', entry['message']])
