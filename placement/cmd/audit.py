@@ -165,6 +165,19 @@ def _summary_line(summary, repairable, fixed):
     return text + '.'
 
 
+def _gone_with_removed_consumers(entries):
+    """Mark the other findings about a consumer that a repair removed
+    (a missing project row, say) as repaired: their subject is gone."""
+    removed = {entry['subject'] for entry in entries
+               if entry['check'] == 'empty_consumer'
+               and (entry['repair'] or {}).get('result') == REPAIRED}
+    for entry in entries:
+        if (entry['repair'] is None and entry['subject'] in removed
+                and entry['subject_type'] == audit.CONSUMER):
+            entry['repair'] = {'result': REPAIRED, 'message': (
+                'Gone with the removed consumer %s.' % entry['subject'])}
+
+
 def _fix(db, conf, findings, entries, show):
     """Repair each fixable finding in its own transaction, in order,
     calling ``show`` with one line per repair."""
@@ -178,6 +191,7 @@ def _fix(db, conf, findings, entries, show):
         entry['repair'] = {'result': result, 'message': _repair_message(
             finding, result, owner)}
         show(entry['repair']['message'])
+    _gone_with_removed_consumers(entries)
 
 
 def _line(text):

@@ -253,6 +253,20 @@ class _AuditTests:
         self.assertEqual([None, None], [finding['repair'] for finding in
                                         document['findings']])
 
+    def test_removing_an_empty_consumer_settles_its_other_findings(self):
+        self.compute_node_in_use()
+        self.sql('DELETE FROM allocations WHERE consumer_id = :c', c=C1)
+        self.sql('DELETE FROM projects')
+        document = self.audit_json('--fix')
+        self.assertEqual([('empty_consumer', C1),
+                          ('consumer_project_missing', C1)],
+                         self.checks(document))
+        self.assertEqual(['repaired', 'repaired'], [
+            finding['repair']['result'] for finding in
+            document['findings']])
+        self.assertEqual((0, {'failures': 0, 'warnings': 0, 'repaired': 2}),
+                         (document['exit_code'], document['summary']))
+
     def test_provider_without_root_id_fails(self):
         # A provider written by a release that had no root ids.
         self.sql("INSERT INTO resource_providers (uuid, name, generation) "
