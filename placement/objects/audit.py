@@ -75,16 +75,18 @@ _COLLECTORS = (
 _ORDER = {check.name: index for index, check in enumerate(CHECKS)}
 
 
-def _repeatable_read(conn):
+def set_repeatable_read(conn):
     """Make the reader's transaction one snapshot for all its statements.
 
-    MySQL/MariaDB (REPEATABLE READ) and SQLite already read one snapshot
-    per transaction; PostgreSQL's default READ COMMITTED takes one per
-    statement, so its level is raised before the first query.
+    Must be its first statement. PostgreSQL's default READ COMMITTED, and
+    a MySQL/MariaDB server or session configured for it, take a snapshot
+    per statement; this transaction is raised to REPEATABLE READ (MySQL's
+    default) and marked read-only. SQLite reads one snapshot per
+    transaction already.
     """
-    if conn.dialect.name == 'postgresql':
+    if conn.dialect.name in ('postgresql', 'mysql'):
         conn.execute(sa.text(
-            'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY'))
+            'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY'))
 
 
 def audit(ctx) -> typing.List[Finding]:
@@ -93,7 +95,7 @@ def audit(ctx) -> typing.List[Finding]:
     Opens one read transaction (one snapshot) for all the checks.
     """
     with db_api.reader(ctx) as conn:
-        _repeatable_read(conn)
+        set_repeatable_read(conn)
         findings = [finding for collect in _COLLECTORS
                     for finding in collect(conn)]
     return sorted(findings, key=lambda finding: _ORDER[finding.check])

@@ -392,3 +392,32 @@ class _AuditTests:
 
 
 globals().update(base.per_backend(_AuditTests))
+
+
+class _SnapshotTests:
+    """The audit's queries see one snapshot even where the server (or
+    session) reads committed data per statement."""
+
+    def test_a_commit_between_two_reads_is_not_seen(self):
+        db = self.new_database()
+        app_fixture.create_schema(db)
+        projects = models.projects
+        count = sa.select(sa.func.count()).select_from(projects)
+        with db_api.reader(db) as conn:
+            if self.backend_name == 'mysql':
+                conn.execute(sa.text('SET SESSION TRANSACTION ISOLATION '
+                                     'LEVEL READ COMMITTED'))
+            audit.set_repeatable_read(conn)
+            before = conn.execute(count).scalar()
+            with db_api.transaction(db) as writer:
+                writer.execute(sa.insert(projects).values(
+                    external_id='new'))
+            self.assertEqual(before, conn.execute(count).scalar())
+        with db_api.reader(db) as conn:
+            self.assertEqual(before + 1, conn.execute(count).scalar())
+
+
+# SQLite readers block writers instead: one snapshot by construction.
+globals().update({name: cls for name, cls in
+                  base.per_backend(_SnapshotTests).items()
+                  if not name.endswith('_sqlite')})
