@@ -13,6 +13,7 @@ import json
 import sqlalchemy as sa
 import webob
 
+from placement.cmd import audit as audit_cmd
 from placement.cmd import manage
 from placement.cmd import status
 from placement.db import api as db_api
@@ -238,6 +239,18 @@ class _AuditTests:
         self.allocate(C2, RP1, {'VCPU': 2})
         self.assertFalse(audit.repair(self.db, missing, owner))
         self.assertEqual([], audit.audit(self.db))
+
+    def test_a_repair_that_raises_is_reported_failed(self):
+        self.compute_node_in_use()
+        self.sql('DELETE FROM consumers WHERE uuid = :c', c=C1)
+        missing, = audit.audit(self.db)
+        self.sql('DROP TABLE projects')
+        owner = audit.IncompleteOwner(INCOMPLETE, INCOMPLETE)
+        self.assertEqual(audit_cmd.FAILED,
+                         audit_cmd._repair(self.db, missing, owner))
+        self.assertEqual('Failed to repair incomplete_consumer %s; see the '
+                         'log.' % C1, audit_cmd._repair_message(
+                             missing, audit_cmd.FAILED, owner))
 
     def test_consumer_without_project_or_user_rows_fails(self):
         self.compute_node_in_use()
