@@ -5,6 +5,7 @@
     placement-manage ... db stamp REVISION
     placement-manage ... db online_data_migrations [--max-count N]
     placement-manage ... allocation_candidates explain QUERY [...]
+    placement-manage ... audit [--format table|json] [--fix]
 
 Configuration comes from ``/etc/placement/placement.conf`` unless
 ``--config-file`` / ``--config-dir`` say otherwise (the WSGI app's
@@ -22,6 +23,7 @@ from oslo_log import log as logging
 import prettytable
 
 from placement.cmd import explain as explain_cmd
+from placement.cmd import audit as audit_cmd
 from placement import conf as placement_conf
 from placement.db import api as db_api
 from placement.db import migration
@@ -187,6 +189,7 @@ def _parser():
                              % DEFAULT_BATCH)
     online.set_defaults(func=db_online_data_migrations)
     explain_cmd.register(categories)
+    audit_cmd.register(categories)
     return parser, db_parser
 
 

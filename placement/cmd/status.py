@@ -4,6 +4,8 @@ The checks (oslo.upgradecheck prints them as a table):
 
 - Missing Root Provider IDs: Failure while any provider lacks one;
 - Incomplete Consumers: Warning while allocations lack a consumer record;
+- Resource Providers Over Capacity: Warning while any provider uses more
+  of a class than its capacity (an inventory shrunk below its usage);
 - Policy File JSON to YAML Migration: Failure for a JSON policy file.
 
 Return codes: 0 all passed, 1 a warning, 2 a failure, 255 an unexpected
@@ -20,6 +22,7 @@ from oslo_upgradecheck import upgradecheck
 from placement import conf as placement_conf
 from placement.db import api as db_api
 from placement import exception
+from placement.objects import audit
 from placement.objects import data_migration
 from placement import policy
 
@@ -57,12 +60,25 @@ class Checks(upgradecheck.UpgradeCommands):
                 'existing allocations. %s' % (missing, _RUN_ONLINE))
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
+    def _check_over_capacity(self):
+        count = audit.count_providers_over_capacity(self._database())
+        if count:
+            return upgradecheck.Result(
+                upgradecheck.Code.WARNING,
+                'There are %d resource providers whose usage exceeds their '
+                'capacity, after an inventory was reduced below its usage: '
+                'no new allocations of that class fit on them until usage '
+                'drops. Run "placement-manage audit" for the details.'
+                % count)
+        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+
     def _check_policy_json(self):
         return common_checks.check_policy_json(self, self.conf)
 
     _upgrade_checks = (
         ('Missing Root Provider IDs', _check_root_provider_ids),
         ('Incomplete Consumers', _check_incomplete_consumers),
+        ('Resource Providers Over Capacity', _check_over_capacity),
         ('Policy File JSON to YAML Migration', _check_policy_json),
     )
 

@@ -107,6 +107,36 @@ def _ensure_external_id(conn, table, external_id):
     return conn.execute(query).scalar()
 
 
+def select_incomplete_consumer_uuids_stmt():
+    """The consumer uuids that have allocations but no consumers row.
+
+    SELECT DISTINCT a.consumer_id FROM allocations a
+    LEFT OUTER JOIN consumers c ON a.consumer_id = c.uuid
+    WHERE c.id IS NULL ORDER BY a.consumer_id
+    """
+    return (sa.select(_ALLOC.c.consumer_id).distinct()
+            .select_from(_orphan_allocations())
+            .where(_CONSUMER.c.id.is_(None))
+            .order_by(_ALLOC.c.consumer_id))
+
+
+def insert_incomplete_consumers(conn, uuids, project_external_id,
+                                user_external_id) -> None:
+    """Insert consumers rows (generation 0) for ``uuids``, owned by the
+    given external project and user (their rows created if missing).
+
+    A consumer created meanwhile by another writer makes this raise
+    DBDuplicateEntry; the caller's transaction then rolls back.
+    """
+    project_id = _ensure_external_id(conn, models.projects,
+                                     project_external_id)
+    user_id = _ensure_external_id(conn, models.users, user_external_id)
+    now = _sql.utcnow()
+    conn.execute(sa.insert(_CONSUMER), [
+        {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
+         'generation': 0, 'created_at': now} for uuid in uuids])
+
+
 @db_api.operation
 def create_incomplete_consumers(db, batch_size: int, project_external_id,
                                 user_external_id):
@@ -114,18 +144,10 @@ def create_incomplete_consumers(db, batch_size: int, project_external_id,
     have allocations but no record, owned by the configured incomplete
     project and user (``[placement] incomplete_consumer_*_id``)."""
     with db_api.transaction(db) as conn:
-        uuids = conn.execute(
-            sa.select(_ALLOC.c.consumer_id).distinct()
-            .select_from(_orphan_allocations())
-            .where(_CONSUMER.c.id.is_(None))
-            .order_by(_ALLOC.c.consumer_id).limit(batch_size)).scalars().all()
+        uuids = conn.execute(select_incomplete_consumer_uuids_stmt()
+                             .limit(batch_size)).scalars().all()
         if not uuids:
             return 0, 0
-        project_id = _ensure_external_id(conn, models.projects,
-                                         project_external_id)
-        user_id = _ensure_external_id(conn, models.users, user_external_id)
-        now = _sql.utcnow()
-        conn.execute(sa.insert(_CONSUMER), [
-            {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
-             'generation': 0, 'created_at': now} for uuid in uuids])
+        insert_incomplete_consumers(conn, uuids, project_external_id,
+                                    user_external_id)
         return len(uuids), len(uuids)
