@@ -9,8 +9,9 @@ the aggregate links the request names. Inventories and traits come from
 ``provider_state``, which reads only providers whose generation it has
 not seen. The pure solver does the rest. Without a cap every root is one
 chunk; with ``limit`` (depth-first, the default) roots are read in growing
-id ranges until enough candidates exist, so a small limit costs the same
-at any deployment size. Summaries come from the same reads.
+id ranges until enough candidates exist, or, randomizing, drawn at random
+ids (_random_chunks), so a small limit costs the same at any deployment
+size. Summaries come from the same reads.
 """
 import contextlib
 import dataclasses
@@ -34,6 +35,13 @@ FIRST_CHUNK = 16
 CHUNK_GROWTH = 4
 FIRST_CHUNK_PER_CANDIDATE = 2
 IN_BATCH = 2000
+# Random chunks (see _random_chunks): the first draw of ids, per candidate
+# wanted and at least; at most this many draws, and never past this share
+# of the id range, before the rest is read.
+PROBE_PER_CANDIDATE = 4
+PROBE_FIRST = 64
+PROBE_ROUNDS = 4
+PROBE_SHARE = .5
 # Chunk scopes kept (see _scope_of); past this many the memory starts over.
 MAX_SCOPES = 256
 _SCOPES = {}
@@ -68,6 +76,8 @@ class _Lookups:
     sharing_aggs: typing.Mapping[int, frozenset]
     has_nested: bool
     store: provider_state.Store
+    id_range: typing.Tuple[typing.Optional[int], typing.Optional[int]] = (
+        None, None)
 
     @property
     def is_flat(self):
@@ -140,14 +150,22 @@ class _Seen:
     entries: dict = dataclasses.field(default_factory=dict)
 
 
+@dataclasses.dataclass
+class _Tally:
+    """What the chunks solved so far gave (the random draws size by it)."""
+
+    candidates: int = 0
+
+
 def _solve_in_chunks(conn, query, options, lookups):
     cap = order.cap(query.limit, options.max_candidates)
-    seen, found, dedup = _Seen(), [], set()
+    seen, found, dedup, tally = _Seen(), [], set(), _Tally()
     solver_query = without_filters(query) if lookups.is_flat else query
-    for roots in _chunks(conn, query, options, lookups, cap):
+    for roots in _chunks(conn, query, options, lookups, cap, tally):
         snapshot, entries = gather(conn, query, lookups, roots)
         count = None if cap is None else cap - len(found)
         found += solver.solve(snapshot, solver_query, options, dedup, count)
+        tally.candidates = len(found)
         seen.providers.update(snapshot.providers)
         seen.inventories.update(snapshot.inventories)
         seen.entries.update(entries)
@@ -174,7 +192,7 @@ def _fetch_lookups(conn, query, store):
     """Every id the request needs, in one round trip (see _lookup_rows)."""
     class_names, trait_ids, agg_ids = {}, {}, {}
     sharing_ids, sharing_roots, sharing_aggs = set(), set(), {}
-    has_nested = False
+    has_nested, id_range = False, (None, None)
     for kind, row_id, text, extra in sql.lookup_rows(
             conn, query.trait_names, query.aggregate_uuids):
         if kind == 'c':
@@ -190,6 +208,8 @@ def _fetch_lookups(conn, query, store):
             sharing_aggs.setdefault(row_id, set()).add(extra)
         elif kind == 'n':
             has_nested = row_id is not None
+        elif kind == 'r':
+            id_range = (row_id, extra)
     rc_ids = _class_ids(class_names, query.resource_classes)
     missing = sorted(query.trait_names - set(trait_ids))
     if missing:
@@ -198,7 +218,7 @@ def _fetch_lookups(conn, query, store):
                     agg_ids, frozenset(sharing_ids),
                     frozenset(sharing_roots),
                     {k: frozenset(v) for k, v in sharing_aggs.items()},
-                    has_nested, store)
+                    has_nested, store, id_range)
 
 
 def _class_ids(class_names, wanted):
@@ -215,7 +235,7 @@ def _class_ids(class_names, wanted):
 
 # --- chunks of roots -----------------------------------------------------
 
-def _chunks(conn, query, options, lookups, cap):
+def _chunks(conn, query, options, lookups, cap, tally):
     """Yield the _Roots to gather, in anchor order."""
     pinned = _pinned_root(conn, query)
     if pinned is not None:
@@ -225,7 +245,8 @@ def _chunks(conn, query, options, lookups, cap):
         yield _Roots()
         return
     if options.rng is not None:
-        yield from _random_chunks(conn, query, lookups, options.rng)
+        yield from _random_chunks(conn, query, lookups, options.rng, cap,
+                                  tally)
         return
     low, size = None, max(FIRST_CHUNK, cap * FIRST_CHUNK_PER_CANDIDATE)
     while True:
@@ -262,12 +283,64 @@ def _range_end(conn, query, lookups, low, size):
     return None if row is None else row.id
 
 
-def _random_chunks(conn, query, lookups, rng):
+def _random_chunks(conn, query, lookups, rng, cap, tally):
+    """Chunks of roots in a uniformly random order, without reading them
+    all: ids are drawn at random, never twice, from the providers' id
+    range, and a chunk of drawn ids gathers only those that are viable
+    roots (in_scope's tree terms). Every viable root is then as likely as
+    any other to come next, whatever the gaps between ids, and a small
+    limit costs the same at any deployment size.
+
+    Each draw is sized from what the earlier ones gave (``tally``). When
+    the draws would cover much of the range, or after PROBE_ROUNDS, the
+    viable roots not drawn yet are read and shuffled instead.
+    """
+    low, high = lookups.id_range
+    if low is None:
+        return
+    span, drawn = high - low + 1, set()
+    size = min(max(PROBE_FIRST, cap * PROBE_PER_CANDIDATE), IN_BATCH)
+    for _ in range(PROBE_ROUNDS):
+        if len(drawn) + size > span * PROBE_SHARE:
+            break
+        yield _Roots(ids=_draw(rng, low, span, drawn, size))
+        size = _next_draw(size, len(drawn), cap - tally.candidates,
+                          tally.candidates)
+    yield from _shuffled_rest(conn, query, lookups, rng, drawn)
+
+
+def _draw(rng, low, span, drawn, size):
+    """``size`` ids of [low, low + span) not in ``drawn`` (which gains
+    them), uniformly at random; ``drawn`` must leave most of the range.
+    """
+    random, picked = rng.random, []
+    while len(picked) < size:
+        rp_id = low + int(random() * span)
+        if rp_id not in drawn:
+            drawn.add(rp_id)
+            picked.append(rp_id)
+    return tuple(picked)
+
+
+def _next_draw(size, drawn, needed, found):
+    """How many ids to draw next: enough, at the rate of candidates per
+    id drawn so far, for the ``needed`` candidates, with half again to
+    spare; CHUNK_GROWTH times more while none were found.
+    """
+    if found <= 0:
+        wanted = size * CHUNK_GROWTH
+    else:
+        wanted = int(needed * drawn * 1.5 / found) + 1
+    return min(max(wanted, PROBE_FIRST), IN_BATCH)
+
+
+def _shuffled_rest(conn, query, lookups, rng, drawn):
+    """Chunks of the viable roots not in ``drawn``, in random order."""
     binds = sql.Binds()
     where = sql.root_filter(binds, query, lookups, False)
     ids = [row.id for row in conn.execute(
         sa.select(_RP.c.id).where(*where).order_by(_RP.c.id),
-        binds.values)]
+        binds.values) if row.id not in drawn]
     rng.shuffle(ids)
     start, size = 0, FIRST_CHUNK
     while start < len(ids):
@@ -276,16 +349,15 @@ def _random_chunks(conn, query, lookups, rng):
 
 
 def _anchors_of_chunk(roots, providers):
-    found = sorted(p.id for p in providers.values() if p.parent_id is None
-                   and _root_in(roots, p.id))
-    return tuple(found)
-
-
-def _root_in(roots, root_id):
     if roots.ids is not None:
-        return root_id in roots.ids
-    return ((roots.low is None or root_id > roots.low)
-            and (roots.high is None or root_id <= roots.high))
+        ids = frozenset(roots.ids)
+        found = [rp_id for rp_id in ids if rp_id in providers
+                 and providers[rp_id].parent_id is None]
+    else:
+        found = [p.id for p in providers.values() if p.parent_id is None
+                 and (roots.low is None or p.id > roots.low)
+                 and (roots.high is None or p.id <= roots.high)]
+    return tuple(sorted(found))
 
 
 # --- the snapshot --------------------------------------------------------
@@ -333,6 +405,9 @@ class _Scope(typing.NamedTuple):
                         else dict(self.binds.values, **params), types)
 
 
+_LISTED = _Roots(ids=())
+
+
 def _scope_of(query, lookups, roots):
     """The _Scope of a chunk, built once per set of what decides it.
 
@@ -341,9 +416,11 @@ def _scope_of(query, lookups, roots):
     again. The key is everything sql.in_scope reads; the binds' values
     are shared and only ever read.
     """
+    listed = roots.ids is not None
     key = (query, lookups.is_flat, lookups.sharing_ids,
            lookups.sharing_roots, frozenset(lookups.trait_ids.items()),
-           frozenset(lookups.agg_ids.items()), roots)
+           frozenset(lookups.agg_ids.items()),
+           _LISTED if listed else roots)
     found = _SCOPES.get(key)
     if found is None:
         binds = sql.Binds()
@@ -351,6 +428,11 @@ def _scope_of(query, lookups, roots):
         if len(_SCOPES) >= MAX_SCOPES:
             _SCOPES.clear()
         _SCOPES[key] = found
+    if listed:
+        # One expression for every list of roots (random chunks draw a
+        # new one each time); this list is its ROOT_IDS value.
+        found = _Scope(found.where, found.binds.with_value(
+            sql.ROOT_IDS, sorted(roots.ids)))
     return found
 
 

@@ -34,12 +34,25 @@ class Binds:
         self.values = {}
         self.trace = []
 
-    def ids(self, values, tag):
-        """An expanding bind parameter holding ``values`` (a list)."""
-        name = 'v%d' % len(self.values)
+    def ids(self, values, tag, name=None):
+        """An expanding bind parameter holding ``values`` (a list);
+        ``name`` fixes its name, for a value supplied again at each use
+        (see with_value).
+        """
+        name = name or 'v%d' % len(self.values)
         self.values[name] = sorted(values)
         self.trace.append(tag)
         return sa.bindparam(name, expanding=True)
+
+    def with_value(self, name, value):
+        """A copy of these binds (same trace) with ``name`` set to
+        ``value``; the original is left as it was.
+        """
+        copy = Binds()
+        copy.values = dict(self.values)
+        copy.values[name] = value
+        copy.trace = self.trace
+        return copy
 
     def value(self, value, tag):
         name = 'v%d' % len(self.values)
@@ -161,8 +174,9 @@ def _lookup_rows(with_traits, with_aggregates):
     c: every resource class (id, name); t: the traits named in the
     expanding parameter trait_names (id, name); a: the aggregates in
     agg_uuids (id, uuid); s: the sharing providers (id, root id); g:
-    their aggregates (provider id, aggregate id); n: one provider with a
-    parent, if any (id).
+    their aggregates (provider id, aggregate id); r: the lowest and
+    highest provider id (id, extra; NULL without providers); n: one
+    provider with a parent, if any (id).
     """
     rc, trait = models.resource_classes, models.traits
     agg = models.placement_aggregates
@@ -195,6 +209,8 @@ def _lookup_rows(with_traits, with_aggregates):
         .select_from(_RPA.join(sharing, _RPT.c.resource_provider_id
                                == _RPA.c.resource_provider_id))
         .where(trait.c.name == SHARING_TRAIT))
+    arms.append(sa.select(kind('r'), sa.func.min(_RP.c.id), no_text,
+                          sa.func.max(_RP.c.id)))
     arms.append(sa.select(
         kind('n'),
         sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
@@ -373,6 +389,9 @@ def _forbidden_terms(binds, query, lookups, root_column, correlated):
 
 # --- roots and chunks ------------------------------------------------------
 
+ROOT_IDS = 'root_ids'
+
+
 def root_filter(binds, query, lookups, correlated=True):
     """The roots that may anchor a candidate (see tree_terms); by default
     checked root by root in id order so that a LIMIT stops the scan early.
@@ -383,10 +402,11 @@ def root_filter(binds, query, lookups, correlated=True):
 
 def in_roots(binds, roots, column):
     """A WHERE term limiting ``column`` (a root id) to the chunk; None
-    when the chunk is every root.
+    when the chunk is every root. A list of ids is bound as ROOT_IDS, so
+    that one expression serves every list (Binds.with_value).
     """
     if roots.ids is not None:
-        return column.in_(binds.ids(roots.ids, 'roots'))
+        return column.in_(binds.ids(roots.ids, 'roots', ROOT_IDS))
     terms = []
     if roots.low is not None:
         terms.append(column > binds.value(roots.low, 'low'))
@@ -409,7 +429,12 @@ def in_scope(binds, query, lookups, roots):
         root = _RP.c.root_provider_id
     every_root = roots.ids is None and roots.low is None and (
         roots.high is None)
-    terms = tree_terms(binds, query, lookups, root, every_root=every_root)
+    # A list of roots (random draws, a pinned tree) is checked root by
+    # root: uncorrelated, MariaDB materialises every provider holding a
+    # trait or aggregate first, which grows with the deployment.
+    terms = tree_terms(binds, query, lookups, root,
+                       correlated=roots.ids is not None,
+                       every_root=every_root)
     chunk = in_roots(binds, roots, root)
     if chunk is not None:
         terms.append(chunk)
