@@ -76,7 +76,13 @@ def parse(query_string, version_text):
         params = util.validate_query(req, schema.GET_SCHEMA.at(mv))
         return querystring.parse_candidate_query(params, mv), mv
     except webob.exc.HTTPException as exc:
-        raise BadQuery(exc.detail)
+        raise BadQuery(api_detail(exc))
+
+
+def api_detail(exc):
+    """The message of ``exc`` as the API's JSON error body spells it: the
+    error formatter strips tags and turns line breaks into spaces."""
+    return webob.exc.strip_tags(exc.detail)
 
 
 def run(db, conf, args):
@@ -87,7 +93,7 @@ def run(db, conf, args):
         result = candidate_explain.explain(
             db, query, ac_handler.solver_options(conf), uuids)
     except (exception.ResourceClassNotFound, exception.TraitNotFound) as exc:
-        return _bad(ac_handler.unknown_name_error(exc).detail)
+        return _bad(api_detail(ac_handler.unknown_name_error(exc)))
     except BadQuery as exc:
         return _bad(str(exc))
     document = to_document(result, args.query, mv, args.provider)

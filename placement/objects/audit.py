@@ -89,6 +89,7 @@ def set_repeatable_read(conn):
             'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY'))
 
 
+@db_api.operation
 def audit(ctx) -> typing.List[Finding]:
     """Every inconsistency in the stored data, in ``CHECKS`` order.
 
@@ -101,6 +102,7 @@ def audit(ctx) -> typing.List[Finding]:
     return sorted(findings, key=lambda finding: _ORDER[finding.check])
 
 
+@db_api.operation
 def count_providers_over_capacity(ctx) -> int:
     """How many providers use more of a class than its capacity."""
     with db_api.reader(ctx) as conn:
@@ -116,7 +118,7 @@ class IncompleteOwner:
     user_id: str
 
 
-@db_api.retry_on_deadlock
+@db_api.operation
 def remove_empty_consumer(ctx, consumer_uuid, seen_generation) -> bool:
     """Delete a consumer that still has no allocations and still has the
     generation the audit saw; own transaction. False when it changed.
@@ -132,7 +134,7 @@ def remove_empty_consumer(ctx, consumer_uuid, seen_generation) -> bool:
         )).rowcount == 1
 
 
-@db_api.retry_on_deadlock
+@db_api.operation
 def create_missing_consumer(ctx, consumer_uuid,
                             owner: IncompleteOwner) -> bool:
     """Create the consumers row of allocations that have none, as the

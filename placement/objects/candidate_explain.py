@@ -26,6 +26,7 @@ class Result:
     providers: list
 
 
+@db_api.operation
 def explain(ctx, query, options, provider_uuids=()):
     """The Result of ``query`` over the database of ``ctx`` (a context or
     a db_api.Database); one read transaction.
