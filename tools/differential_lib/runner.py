@@ -4,6 +4,7 @@ import collections
 import fnmatch
 import inspect
 import os
+import shutil
 import sys
 import tempfile
 import types
@@ -193,7 +194,12 @@ class Run:
         self.recorder.file = os.path.basename(path)
         self.recorder.test = None
         directory = tempfile.mkdtemp(prefix='differential-')
-        os.symlink(path, os.path.join(directory, os.path.basename(path)))
+        # The YAML file, and the data files and directories beside it
+        # (``<@bad-input/deep-list.json``).
+        for name in os.listdir(os.path.dirname(path)):
+            if name == os.path.basename(path) or not name.endswith('.yaml'):
+                os.symlink(os.path.join(os.path.dirname(path), name),
+                           os.path.join(directory, name))
         suite = driver.build_tests(
             directory, unittest.TestLoader(), host=None,
             intercept=lambda: self.tee, test_loader_name='differential',
@@ -203,8 +209,7 @@ class Run:
         if result.skipped and not result.testsRun:
             # A fixture that skips (MySQLUtf8Fixture) skips the file.
             self.recorder.skipped[self.recorder.file] = result.skipped[0][1]
-        os.unlink(os.path.join(directory, os.path.basename(path)))
-        os.rmdir(directory)
+        shutil.rmtree(directory)
 
 
 def parse_args(argv):
