@@ -67,6 +67,27 @@ def _row_text(table, row, keys, convert):
     return convert(text) if convert else text
 
 
+def copy_trait_ids(up_url, db):
+    """Make our (fresh) traits table upstream's: same ids, same names."""
+    from placement.db import api as db_api
+    from placement.db import models
+    engine = sa.create_engine(up_url)
+    try:
+        with engine.connect() as conn:
+            found = [dict(row._mapping) for row in conn.execute(
+                sa.select(models.traits))]
+    finally:
+        engine.dispose()
+    with db_api.transaction(db) as conn:
+        conn.execute(models.traits.delete())
+        if found:
+            conn.execute(models.traits.insert(), found)
+        if conn.dialect.name == 'postgresql':
+            conn.execute(sa.text(
+                "SELECT setval(pg_get_serial_sequence('traits', 'id'), "
+                "(SELECT max(id) FROM traits))"))
+
+
 def compare(ours, up):
     """[(table, detail)] for each table whose rows differ."""
     found = []

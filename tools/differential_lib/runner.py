@@ -4,6 +4,7 @@ import collections
 import fnmatch
 import inspect
 import os
+import shutil
 import sys
 import tempfile
 import types
@@ -96,25 +97,38 @@ class _Dual:
     def start_fixture(self):
         run = self.run
         recorded = _Uuids()
+        self.up_url = None
         candidate_trees.uuid = recorded
         try:
-            super().start_fixture()
-        finally:
-            candidate_trees.uuid = _real_uuid
-        self.up_url = self.backend.create()
-        options = dict(self.overrides)
-        options.update(getattr(self, 'late_overrides', {}))
-        try:
-            run.upstream.start(self.up_url, options)
+            super().start_fixture()  # starts upstream in populate()
             if isinstance(self, fixtures._CandidateTreeFixture):
                 self._seed_upstream(recorded)
         except BaseException:
-            run.upstream.stop()
-            self.backend.drop(self.up_url)
-            super().stop_fixture()
+            if self.up_url:
+                run.upstream.stop()
+                self.backend.drop(self.up_url)
+                if getattr(self, 'placement', None):
+                    super().stop_fixture()
             raise
+        finally:
+            candidate_trees.uuid = _real_uuid
         run.tee.ours_app = fixtures.current_app()
         run.tee.uuid_map = tee_module.compare.UuidMap()
+
+    def populate(self, placement):
+        """Start upstream on its own database, give ours upstream's ids
+        of the standard traits (upstream numbers them in an order that
+        changes from one start to the next; a shared database would have
+        one numbering), then populate as the fixture does."""
+        from placement import deploy
+        self.up_url = self.backend.create()
+        options = dict(self.overrides)
+        options.update(getattr(self, 'late_overrides', {}))
+        self.run.upstream.start(self.up_url, options)
+        rows.copy_trait_ids(self.up_url, placement.db)
+        placement.app = deploy.loadapp(placement.conf, db=placement.db)
+        fixtures._CURRENT['app'] = placement.app
+        super().populate(placement)
 
     def _seed_upstream(self, recorded):
         conf = app_fixture.make_conf(self.up_url)
@@ -180,7 +194,12 @@ class Run:
         self.recorder.file = os.path.basename(path)
         self.recorder.test = None
         directory = tempfile.mkdtemp(prefix='differential-')
-        os.symlink(path, os.path.join(directory, os.path.basename(path)))
+        # The YAML file, and the data files and directories beside it
+        # (``<@bad-input/deep-list.json``).
+        for name in os.listdir(os.path.dirname(path)):
+            if name == os.path.basename(path) or not name.endswith('.yaml'):
+                os.symlink(os.path.join(os.path.dirname(path), name),
+                           os.path.join(directory, name))
         suite = driver.build_tests(
             directory, unittest.TestLoader(), host=None,
             intercept=lambda: self.tee, test_loader_name='differential',
@@ -190,8 +209,7 @@ class Run:
         if result.skipped and not result.testsRun:
             # A fixture that skips (MySQLUtf8Fixture) skips the file.
             self.recorder.skipped[self.recorder.file] = result.skipped[0][1]
-        os.unlink(os.path.join(directory, os.path.basename(path)))
-        os.rmdir(directory)
+        shutil.rmtree(directory)
 
 
 def parse_args(argv):

@@ -7,6 +7,7 @@ its $RESPONSE and $HISTORY substitutions follow our service; both answers
 are compared and the result recorded.
 """
 import io
+import urllib.parse
 
 from tools.differential_lib import compare
 
@@ -24,7 +25,7 @@ class Tee:
             else b''
         ours = self._ours(environ, body)
         method = environ['REQUEST_METHOD']
-        uri = environ.get('REQUEST_URI') or _uri(environ)
+        uri = _ascii(environ.get('REQUEST_URI') or _uri(environ))
         headers = list(_headers(environ))
         request_text = uri + '\n' + body.decode('utf-8', 'replace')
         up = compare.Answer(*self.upstream.request(
@@ -59,6 +60,13 @@ class Tee:
         answer.raw_headers = captured['headers']
         answer.raw_body = raw
         return answer
+
+
+def _ascii(uri):
+    """The request target as sent on the wire: bytes beyond ASCII (a path
+    that is not UTF-8) percent-encoded, as an HTTP client sends them."""
+    raw = uri.encode('latin-1', 'surrogateescape')
+    return urllib.parse.quote(raw, safe="/?&=%:;,+@!$'()*[]~#")
 
 
 def _uri(environ):

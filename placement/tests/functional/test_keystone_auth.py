@@ -178,7 +178,11 @@ class _PolicyAnswers:
 
 
 class TestKeystonePolicyLegacy(_PolicyAnswers, KeystoneTestCase):
-    """Legacy policy mode: scope ignored, role:admin ORed into each rule."""
+    """Legacy policy mode: scope ignored, role:admin ORed into each rule
+    (no longer the default: both options set False explicitly)."""
+
+    policy_overrides = {'enforce_scope': False,
+                        'enforce_new_defaults': False}
 
     def test_system_admin_passes_while_scope_is_not_enforced(self):
         self.assertStatus(200, ['admin', 'reader'], system=True)
