@@ -321,9 +321,12 @@ def _print_rates(servers, args, counter):
     row = ' | '.join('%8.1f req/s' % statistics.median(rates[s.label])
                      for s in servers)
     if len(servers) > 1:
-        ratios = [b / a for a, b in zip(rates['ours'], rates['other'])]
+        # A round where the other server answered nothing (all failed)
+        # has no finite ratio.
+        ratios = [a / b if b else float('inf')
+                  for a, b in zip(rates['ours'], rates['other'])]
         row += ' | %.2fx ours/other (%.2f-%.2f)' % (
-            1 / statistics.median(ratios), 1 / max(ratios), 1 / min(ratios))
+            statistics.median(ratios), min(ratios), max(ratios))
     print('%-36s | %s' % ('GET /resource_providers c=%d'
                           % args.concurrency, row))
     for server in servers:
