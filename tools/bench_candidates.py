@@ -266,9 +266,13 @@ def time_query(url, query, repeat):
         start = time.perf_counter()
         fetch(url, path)
         samples.append((time.perf_counter() - start) * 1000)
-    samples.sort()
-    p95 = samples[min(len(samples) - 1, int(round(0.95 * len(samples))) - 1)]
-    return statistics.median(samples), p95, count
+    return statistics.median(samples), p95(samples), count
+
+
+def p95(samples):
+    """The 95th percentile of ``samples`` (nearest rank)."""
+    samples = sorted(samples)
+    return samples[min(len(samples) - 1, int(round(0.95 * len(samples))) - 1)]
 
 
 def throughput(url, query, concurrency, total):

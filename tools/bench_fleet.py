@@ -156,17 +156,12 @@ class Level:
 
     def verdict(self):
         """(sustained?, {kind: p95 ms}, p95 lateness ms)."""
-        p95 = {kind: _p95(v) for kind, v in self.samples.items()}
-        late = _p95(self.late) if self.late else 0.0
+        p95 = {kind: br.bc.p95(v) for kind, v in self.samples.items()}
+        late = br.bc.p95(self.late) if self.late else 0.0
         ok = not self.errors and late < LATE_LIMIT and all(
             value < LIMITS.get(kind, DEFAULT_LIMIT)
             for kind, value in p95.items())
         return ok, p95, late
-
-
-def _p95(values):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(.95 * len(values))) - 1)]
 
 
 def main():

@@ -266,9 +266,7 @@ def _summary(rounds, labels):
 
 
 def _figures(samples):
-    samples = sorted(samples)
-    p95 = samples[min(len(samples) - 1, int(round(.95 * len(samples))) - 1)]
-    return statistics.median(samples), p95
+    return statistics.median(samples), bc.p95(samples)
 
 
 def main():
