@@ -2,7 +2,8 @@
 """Run the Galera scenarios by hand and print their figures.
 
     .venv/bin/python tools/galera_scenarios.py [--base-port 18200]
-        [--service ours|upstream] [SCENARIO ...]
+        [--service ours|upstream] [--option GROUP.NAME=VALUE ...]
+        [SCENARIO ...]
 
 Starts a three-node Galera cluster (placement/tests/functional/fixtures/
 galera.py) on --base-port .. +18, then runs each named scenario (all by
@@ -14,6 +15,10 @@ its figures and the broken promises, if any.
 working directory /tmp/galera-cluster-up-PORT: run from the project's
 checkout it would import this project's ``placement``) instead of
 placement under uwsgi; its --workers is --upstream-workers (default 2).
+
+--option sets a placement.conf option of every API server on top of the
+scenario's own, e.g. ``--option placement_database.retry_budget=5`` to
+see how much budget a scenario needs (ours only).
 """
 import argparse
 import os
@@ -86,9 +91,12 @@ def main():
                         default='ours')
     parser.add_argument('--upstream-workers', type=int, default=2)
     parser.add_argument('--keep-db', action='store_true')
+    parser.add_argument('--option', action='append', default=[],
+                        metavar='GROUP.NAME=VALUE')
     parser.add_argument('scenarios', nargs='*',
                         default=list(galera_scenarios.SCENARIOS))
     args = parser.parse_args()
+    options = dict(option.split('=', 1) for option in args.option)
     ports = [args.base_port + galera.PORTS + index for index in range(4)]
     factory = galera_scenarios.uwsgi_factory
     if args.service == 'upstream':
@@ -106,7 +114,7 @@ def main():
             database = _database(cluster, args.service)
             began = time.monotonic()
             report = galera_scenarios.run(cluster, scenario, ports, database,
-                                          factory=factory)
+                                          factory=factory, options=options)
             print('\n'.join(report.lines()))
             print('  (%s, %.0f s)' % (args.service,
                                        time.monotonic() - began), flush=True)

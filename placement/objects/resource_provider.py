@@ -288,6 +288,8 @@ def lock_trees(conn, uuids) -> None:
     turns (or deadlock and retry) and each loop check sees the other's
     result: without it, A under B's child and B under A's child at once
     would make a cycle. A no-op on SQLite, which serializes writers.
+    Then, on MySQL, ``_touch_roots``: on Galera a FOR UPDATE lock holds
+    only on its own node.
     """
     rp = models.resource_providers
     member = rp.alias('member')
@@ -296,6 +298,32 @@ def lock_trees(conn, uuids) -> None:
     conn.execute(sa.select(rp.c.id)
                  .where(rp.c.root_provider_id.in_(roots))
                  .order_by(rp.c.id).with_for_update()).all()
+    if conn.dialect.name == 'mysql':
+        _touch_roots(conn, sorted(
+            {root for root in conn.execute(roots).scalars() if root}))
+
+
+def _touch_roots(conn, root_ids) -> None:
+    """Really change the row of every root in ``root_ids`` (updated_at).
+
+    UPDATE resource_providers SET updated_at = CASE WHEN updated_at = :now
+        THEN :now - 1 s ELSE :now END WHERE id IN (:root_ids)
+
+    Galera certifies a transaction against the rows the others *changed*;
+    the locks of lock_trees hold only on the node that took them. Two
+    crossing moves through two nodes change disjoint rows (each its own
+    subtree), so both would commit and build a cycle. Changing the roots
+    of both trees in both makes the one certified second fail (1213): it
+    runs again and then sees the other's move. MariaDB does not write a
+    row an UPDATE leaves as it was, hence the CASE. Only updated_at
+    changes, which the API does not show.
+    """
+    rp = models.resource_providers
+    now = _sql.utcnow()
+    conn.execute(rp.update().where(rp.c.id.in_(root_ids)).values(
+        updated_at=sa.case(
+            (rp.c.updated_at == now, now - datetime.timedelta(seconds=1)),
+            else_=now)))
 
 
 def _new_parent(conn, me, parent_uuid, allow_reparenting):

@@ -1,4 +1,5 @@
-"""Concurrent inventory writers of one provider (MariaDB and PostgreSQL).
+"""Concurrent inventory writers of one provider (MariaDB, PostgreSQL and
+Galera, where writer i goes through node i % 3).
 
 Several threads write the inventory of one provider through the real WSGI
 app (in process), each reading the generation first and sending it back:
@@ -213,3 +214,7 @@ class InventoryConcurrencyMySQL(_InventoryConcurrency, unittest.TestCase):
 class InventoryConcurrencyPostgreSQL(_InventoryConcurrency,
                                      unittest.TestCase):
     backend_name = 'postgresql'
+
+
+class InventoryConcurrencyGalera(_InventoryConcurrency, unittest.TestCase):
+    backend_name = 'galera'
