@@ -88,7 +88,14 @@ OPTS = [
              'placement.database.unavailable with a Retry-After header. '
              'The driver timeouts below are shortened to what is left of '
              'the budget, so a frozen server holds a request for about '
-             'this long at most. 0 disables retries.'),
+             'this long at most. 0 disables retries. The default suits a '
+             'Galera cluster with its default evs timeouts: behind HAProxy '
+             'a request caught by a dead or frozen node waits for the '
+             'cluster to evict it (6.1 to 7.5 s measured under load) and '
+             'must not run out before; with 4 s such requests got 503, '
+             'with 7 s they just passed. 20 s leaves room for a slower '
+             'eviction and one more attempt; an API host pinned to a dead '
+             'node holds each request this long before its 503.'),
     cfg.FloatOpt(
         'retry_backoff',
         default=0.05,

@@ -8,7 +8,13 @@ galera_scenarios.py): no over-commit at any instant on node 0 nor at the
 end on any node, every 2xx claim present exactly once unless deleted,
 every failed write absent, no orphan consumer, identical rows on every
 node, no 5xx but 503 with Retry-After while a pinned host's node cannot
-serve, and behind HAProxy no error at all.
+serve, and behind HAProxy no error at all. The pinned fault scenarios set
+retry_budget to 10 s (why: see galera_scenarios.SCENARIOS); the HAProxy
+ones run with the default.
+
+The concurrency tests (test_*_concurrency.py, ``Galera*`` classes) run on
+a cluster of their own with writers spread over the nodes
+(fixtures/galera_backend.py).
 
 Skipped when mariadbd, galera-4, rsync, haproxy or uwsgi is missing,
 unless PLACEMENT_TEST_REQUIRE_BACKENDS is set (as .ci/run does): then it
