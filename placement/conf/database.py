@@ -91,7 +91,7 @@ OPTS = [
              'this long at most. 0 disables retries. The default suits a '
              'Galera cluster with its default evs timeouts: behind HAProxy '
              'a request caught by a dead or frozen node waits for the '
-             'cluster to evict it (6.1 to 7.5 s measured under load) and '
+             'cluster to evict it (6.1 to 8.4 s measured under load) and '
              'must not run out before; with 4 s such requests got 503, '
              'with 7 s they just passed. 20 s leaves room for a slower '
              'eviction and one more attempt; an API host pinned to a dead '
