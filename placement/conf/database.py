@@ -71,31 +71,37 @@ OPTS = [
         help='If set, use this value for pool_timeout with SQLAlchemy.'),
     cfg.FloatOpt(
         'retry_budget',
-        default=20.0,
+        default=30.0,
         min=0,
-        help='Seconds one API operation may spend on attempts that fail '
-             'for a reason a new attempt can cure, before the API gives '
-             'up. Such a failure (a deadlock or Galera certification '
-             'failure, a lock wait timeout, a serialization failure, a '
-             'refused, lost or killed connection, a node that is not '
-             'ready: MySQL errors 1213, 1205, 2003, 2006, 2013, 1927, '
-             '1047, 1053, 1180, PostgreSQL 40001, 40P01 and connection '
-             'errors) rolls the transaction back, discards a broken '
-             'connection and runs the whole operation again on a new '
-             'connection. When the budget runs out on a lost race the '
-             'answer is 409 placement.concurrent_update; when no database '
-             'server could serve the request it is 503 '
+        help='Seconds one API operation may take in all when its '
+             'attempts fail for a reason a new attempt can cure. Such a '
+             'failure (a deadlock or Galera certification failure, a lock '
+             'wait timeout, a serialization failure, a refused, lost or '
+             'killed connection, a node that is not ready: MySQL errors '
+             '1213, 1205, 2003, 2006, 2013, 1927, 1047, 1053, 1180, '
+             'PostgreSQL 40001, 40P01 and connection errors) rolls the '
+             'transaction back, discards a broken connection and runs the '
+             'whole operation again on a new connection. Attempts may '
+             'start during the first part of the budget; the last part, '
+             'half of it or read_timeout if that is less, is kept for a '
+             'COMMIT in flight (Galera holds commits while it evicts a '
+             'dead node) and for finding out whether a COMMIT whose answer '
+             'was lost took effect. The driver timeouts below are cut to '
+             'what is left of each part, so a frozen server holds a '
+             'request no longer than the budget (MySQL; see read_timeout '
+             'for PostgreSQL). When the attempts run out on a lost race '
+             'the answer is 409 placement.concurrent_update; when no '
+             'database server could serve the request it is 503 '
              'placement.database.unavailable with a Retry-After header. '
-             'The driver timeouts below are shortened to what is left of '
-             'the budget, so a frozen server holds a request for about '
-             'this long at most. 0 disables retries. The default suits a '
-             'Galera cluster with its default evs timeouts: behind HAProxy '
-             'a request caught by a dead or frozen node waits for the '
-             'cluster to evict it (6.1 to 8.4 s measured under load) and '
-             'must not run out before; with 4 s such requests got 503, '
-             'with 7 s they just passed. 20 s leaves room for a slower '
-             'eviction and one more attempt; an API host pinned to a dead '
-             'node holds each request this long before its 503.'),
+             '0 disables retries (the driver timeouts apply as they are). '
+             'The default suits a Galera cluster with its default evs '
+             'timeouts: behind HAProxy a request caught by a dead or '
+             'frozen node waits for the cluster to evict it (6.1 to 8.4 s '
+             'measured under load), which must fit in the attempts (15 s '
+             'of the 30) and in the COMMIT reserve (15 s); with 4 s such '
+             'requests got 503, with 7 s they just passed. An API host '
+             'pinned to a dead node answers 503 after the attempts, about '
+             '15 s.'),
     cfg.FloatOpt(
         'retry_backoff',
         default=0.05,

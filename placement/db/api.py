@@ -405,8 +405,8 @@ def on_commit_lost(check) -> None:
 
 
 def _commit(conn, trans, holder):
-    # An in-flight COMMIT is worth its full read timeout (Galera holds
-    # commits while it evicts a dead node), whatever is left of the budget.
+    # An in-flight COMMIT may use the rest of the budget, its reserve
+    # included (retry.RetryPolicy.commit_reserve).
     server = driver.before_commit(conn)
     try:
         trans.commit()
@@ -471,8 +471,10 @@ def _verifier(db):
     @contextlib.contextmanager
     def connect(lost):
         with db.writer.connect() as conn:
-            driver.wait_for_old_session(conn, lost.server,
-                                        db.policy.commit_wait)
+            left = retry.remaining_for_commit()
+            driver.wait_for_old_session(
+                conn, lost.server,
+                db.policy.commit_wait if left is None else left)
             with driver.causal_reads(conn):
                 conn.begin()
                 yield conn

@@ -142,12 +142,16 @@ def _sync_wait_setter(value):
 
 
 def before_commit(conn):
-    """Give the COMMIT about to be sent on ``conn`` the full driver
-    timeouts; return the server session running it (MySQL) or None."""
+    """Give the COMMIT about to be sent on ``conn`` what is left of the
+    whole budget, the COMMIT reserve included (Galera holds commits while
+    it evicts a dead node), up to the full driver timeouts; return the
+    server session running it (MySQL) or None."""
     dbapi_con = conn.connection.dbapi_connection
     full = getattr(dbapi_con, 'placement_timeouts', None)
     if full is not None:
-        dbapi_con._read_timeout, dbapi_con._write_timeout = full
+        left = retry.remaining_for_commit()
+        dbapi_con._read_timeout = _clamp(full[0], left)
+        dbapi_con._write_timeout = _clamp(full[1], left)
     return conn.info.get(SERVER_KEY)
 
 

@@ -153,31 +153,52 @@ NOT_LANDED = object()
 class RetryPolicy:
     """How long and how often an operation is run again.
 
-    ``budget`` bounds the time from the first attempt to the last retry's
-    start, in seconds; the driver timeouts are cut to what is left of it.
-    Backoff before retry n is uniform in [0, min(cap, base * 2**n)].
+    ``budget`` bounds the whole operation, in seconds. Its attempts (and
+    the driver timeouts of their statements, cut to what is left) end
+    ``commit_reserve`` seconds before the budget does: the rest is kept
+    for a COMMIT in flight, which Galera may hold while it evicts a dead
+    node, and for looking up the outcome of a COMMIT whose answer was
+    lost. Backoff before retry n is uniform in [0, min(cap, base * 2**n)].
     """
-    budget: float = 20.0
+    budget: float = 30.0
     backoff: float = 0.05
     backoff_max: float = 0.5
     race_backoff: float = 0.005
     duplicate_retries: int = 20
     retry_after: int = 5
-    # Longest wait, after a lost COMMIT, for the server to finish the
-    # session that ran it (MySQL), before looking for the write.
+    # Longest wait for a COMMIT's answer (the driver's read timeout).
     commit_wait: float = 15.0
 
+    @property
+    def commit_reserve(self) -> float:
+        """Seconds at the end of the budget kept for the COMMIT."""
+        return min(self.commit_wait, self.budget / 2)
 
-# The monotonic deadline of the operation running in this context.
+
+# The monotonic deadlines of the operation running in this context:
+# (end of its attempts, end of its budget), or (None, None) when its
+# budget is 0 (no retries, the driver's own timeouts).
 DEADLINE = contextvars.ContextVar('placement_db_deadline', default=None)
+_NO_BUDGET = (None, None)
+
+
+def _left(index) -> typing.Optional[float]:
+    deadlines = DEADLINE.get()
+    if deadlines is None or deadlines[index] is None:
+        return None
+    return max(deadlines[index] - time.monotonic(), 0.0)
 
 
 def remaining() -> typing.Optional[float]:
-    """Seconds left in the current operation's budget, or None outside."""
-    deadline = DEADLINE.get()
-    if deadline is None:
-        return None
-    return max(deadline - time.monotonic(), 0.0)
+    """Seconds left for the current operation's attempts, or None
+    outside an operation (or with no budget)."""
+    return _left(0)
+
+
+def remaining_for_commit() -> typing.Optional[float]:
+    """Seconds left in the current operation's whole budget: what a
+    COMMIT in flight and the check of a lost one may take."""
+    return _left(1)
 
 
 def _delay(policy, failure, attempt):
@@ -237,8 +258,10 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
     if DEADLINE.get() is not None:
         # Nested in another operation: the outermost one retries.
         return func(*args, **kwargs)
-    deadline = time.monotonic() + policy.budget
-    token = DEADLINE.set(deadline)
+    final = time.monotonic() + policy.budget
+    deadline = final - policy.commit_reserve
+    token = DEADLINE.set((deadline, final) if policy.budget > 0
+                         else _NO_BUDGET)
     attempts = None
     try:
         while True:
@@ -264,17 +287,23 @@ def verify_with(policy: RetryPolicy, connect, check):
     """``check(conn)`` on a fresh connection from ``connect()``, retried
     (connection failures only) within what is left of the budget.
     """
-    deadline = DEADLINE.get() or time.monotonic() + policy.budget
-    attempts = _Attempts(policy, None, deadline)
-    while True:
-        try:
-            with connect() as conn:
-                return check(conn)
-        except Exception as exc:
-            failure = classify(exc)
-            if failure is None or failure is Failure.DUPLICATE:
-                raise
-            attempts.pause_or_give_up(failure, exc)
+    left = remaining_for_commit()
+    final = time.monotonic() + (policy.budget if left is None else left)
+    attempts = _Attempts(policy, None, final)
+    # The check may use the whole budget, COMMIT reserve included.
+    token = DEADLINE.set(_NO_BUDGET if left is None else (final, final))
+    try:
+        while True:
+            try:
+                with connect() as conn:
+                    return check(conn)
+            except Exception as exc:
+                failure = classify(exc)
+                if failure is None or failure is Failure.DUPLICATE:
+                    raise
+                attempts.pause_or_give_up(failure, exc)
+    finally:
+        DEADLINE.reset(token)
 
 
 def _resolve(exc, verify):

@@ -443,12 +443,9 @@ class MySQLRetryTest(_RetryCase, unittest.TestCase):
         self.proxy.thaw()
         self.assertEqual(200, send(app, 'GET', '/resource_classes')[0])
 
-    def test_a_slow_commit_gets_the_full_read_timeout(self):
-        # Galera holds commits while it evicts a dead node: a COMMIT sent
-        # late in the budget still waits for its answer.
-        rp_uuid = self._provider()
-        url = sa.engine.make_url(self.url).set(port=self.proxy_port)
-        app, db = self._app(url, **{'placement_database.retry_budget': 1.0})
+    def _hold_commit(self, db, thaw_after):
+        """Freeze the proxy when the first COMMIT is sent (thaw it
+        ``thaw_after`` seconds later); return the list it marks."""
         dialect = db.writer.dialect
         real_commit = dialect.do_commit
         held = []
@@ -457,15 +454,49 @@ class MySQLRetryTest(_RetryCase, unittest.TestCase):
             if not held:
                 held.append(True)
                 self.proxy.freeze()
-                threading.Timer(1.5, self.proxy.thaw).start()
+                threading.Timer(thaw_after, self.proxy.thaw).start()
             return real_commit(conn)
         dialect.do_commit = do_commit
+        self.addCleanup(self.proxy.thaw)
+        return held
+
+    def test_a_slow_commit_gets_the_reserve_of_the_budget(self):
+        # Galera holds commits while it evicts a dead node: a COMMIT sent
+        # at the end of the attempts still waits for its answer, up to the
+        # reserve (min(read_timeout, budget / 2) = 2 s here).
+        rp_uuid = self._provider()
+        url = sa.engine.make_url(self.url).set(port=self.proxy_port)
+        app, db = self._app(url, **{'placement_database.retry_budget': 4.0})
+        held = self._hold_commit(db, 1.5)
         consumer = str(uuid.uuid4())
         status, _, body = send(app, 'PUT', '/allocations/%s' % consumer,
                                claim_body(rp_uuid))
         self.assertEqual((204, [True]), (status, held), body)
         self.assertEqual([], self.retries)
         self.assertEqual(1, self._stored(consumer)[0])
+
+    def test_a_commit_frozen_past_the_budget_answers_within_it(self):
+        # A node that freezes under a COMMIT holds the request no longer
+        # than the budget: the COMMIT waits what is left of it, then the
+        # outcome is looked for on a new connection, which the frozen
+        # server cannot give: 503.
+        rp_uuid = self._provider()
+        url = sa.engine.make_url(self.url).set(port=self.proxy_port)
+        app, db = self._app(url, **{
+            'placement_database.read_timeout': 60,
+            'placement_database.write_timeout': 60,
+            'placement_database.connect_timeout': 60})
+        held = self._hold_commit(db, BUDGET + 8)
+        start = time.monotonic()
+        answer = send(app, 'PUT', '/allocations/%s' % uuid.uuid4(),
+                      claim_body(rp_uuid))
+        elapsed = time.monotonic() - start
+        self.assertEqual([True], held)
+        self._assert_503(answer)
+        # The budget, plus the half second below which no timeout is cut
+        # and a generous margin for a busy machine.
+        self.assertLess(elapsed, BUDGET + 2.5)
+        self.assertGreater(elapsed, BUDGET / 2)
 
     def test_wsrep_sync_wait_is_set_when_configured(self):
         self.assertEqual(0, self._sync_wait())

@@ -9,7 +9,7 @@ end on any node, every 2xx claim present exactly once unless deleted,
 every failed write absent, no orphan consumer, identical rows on every
 node, no 5xx but 503 with Retry-After while a pinned host's node cannot
 serve, and behind HAProxy no error at all. The pinned fault scenarios set
-retry_budget to 10 s (why: see galera_scenarios.SCENARIOS); the HAProxy
+retry_budget to 20 s (why: see galera_scenarios.SCENARIOS); the HAProxy
 ones run with the default.
 
 The concurrency tests (test_*_concurrency.py, ``Galera*`` classes) run on

@@ -3,6 +3,9 @@
 Errors are the drivers' own exception classes wrapped as SQLAlchemy and
 oslo.db wrap them; the loop runs plain functions (no database).
 """
+import contextlib
+import time
+
 from oslo_db import exception as db_exc
 import psycopg2
 import pymysql
@@ -101,6 +104,11 @@ class _Script:
         return 'done'
 
 
+@contextlib.contextmanager
+def _no_connection():
+    yield None
+
+
 FAST = retry.RetryPolicy(budget=0.5, backoff=0.001, backoff_max=0.002,
                          race_backoff=0.001, duplicate_retries=2)
 
@@ -139,6 +147,55 @@ class RunTest(testtools.TestCase):
         self.assertRaises(exception.DatabaseUnavailable, self._run, func,
                           policy=retry.RetryPolicy(budget=0))
         self.assertEqual(1, func.calls)
+
+    def test_zero_budget_leaves_the_driver_timeouts_alone(self):
+        seen = []
+
+        def func():
+            seen.append((retry.remaining(), retry.remaining_for_commit()))
+            return 'done'
+        self._run(func, policy=retry.RetryPolicy(budget=0))
+        self.assertEqual([(None, None)], seen)
+
+    def test_commit_reserve_is_half_the_budget_or_the_commit_wait(self):
+        self.assertEqual(15.0, retry.RetryPolicy().commit_reserve)
+        self.assertEqual(30.0, retry.RetryPolicy().budget)
+        self.assertEqual(2.0, retry.RetryPolicy(
+            budget=4, commit_wait=15).commit_reserve)
+        self.assertEqual(5.0, retry.RetryPolicy(
+            budget=60, commit_wait=5).commit_reserve)
+
+    def test_attempts_end_before_the_commit_reserve(self):
+        policy = retry.RetryPolicy(budget=0.4, commit_wait=0.2,
+                                   backoff=0.001, backoff_max=0.002)
+        seen = []
+
+        def func():
+            seen.append((retry.remaining(), retry.remaining_for_commit()))
+            raise mysql_error(2003)
+        start = time.monotonic()
+        self.assertRaises(exception.DatabaseUnavailable, self._run, func,
+                          policy=policy)
+        self.assertLess(time.monotonic() - start, 0.3)
+        for attempts_left, commit_left in seen:
+            self.assertAlmostEqual(0.2, commit_left - attempts_left,
+                                   delta=0.01)
+
+    def test_a_lost_commit_is_checked_within_the_whole_budget(self):
+        policy = retry.RetryPolicy(budget=0.4, commit_wait=0.2)
+        seen = []
+
+        def verify(lost):
+            seen.append((retry.remaining(), retry.remaining_for_commit()))
+            return 'stored'
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'))
+        self.assertEqual('stored', self._run(
+            func, policy=policy,
+            verify=lambda lost: retry.verify_with(
+                policy, _no_connection, lambda conn: verify(lost))))
+        (attempts_left, commit_left), = seen
+        self.assertGreater(attempts_left, 0.3)
+        self.assertAlmostEqual(attempts_left, commit_left, delta=0.01)
 
     def test_duplicates_by_mode(self):
         dup = db_exc.DBDuplicateEntry(['uuid'], mysql_error(1062))
