@@ -61,6 +61,7 @@ class CandidateResult:
     candidates: typing.Tuple[model.Candidate, ...]
     uuids: typing.Mapping[int, str]
     summaries: typing.Tuple[summaries_mod.ProviderSummary, ...]
+    gathered: typing.Optional['Gathered'] = None  # an empty answer's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,7 +122,8 @@ def list_candidates(ctx, query: model.CandidateQuery,
         summaries = [summaries_mod.restrict_classes(s, classes)
                      for s in summaries]
     uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
-    return CandidateResult(tuple(candidates), uuids, tuple(summaries))
+    return CandidateResult(tuple(candidates), uuids, tuple(summaries),
+                           None if candidates else seen)
 
 
 @contextlib.contextmanager
@@ -142,12 +144,16 @@ def no_cyclic_gc():
 
 
 @dataclasses.dataclass
-class _Seen:
-    """Providers and their inventories (every class) of all chunks."""
+class Gathered:
+    """What the chunks read (no links when flat) and the _Roots covering
+    them: the one chunk, or every root (several end at the cap or last)."""
 
+    lookups: _Lookups
     providers: dict = dataclasses.field(default_factory=dict)
     inventories: dict = dataclasses.field(default_factory=dict)
     entries: dict = dataclasses.field(default_factory=dict)
+    aggregates: dict = dataclasses.field(default_factory=dict)
+    covered: _Roots = _Roots()
 
 
 @dataclasses.dataclass
@@ -159,9 +165,11 @@ class _Tally:
 
 def _solve_in_chunks(conn, query, options, lookups):
     cap = order.cap(query.limit, options.max_candidates)
-    seen, found, dedup, tally = _Seen(), [], set(), _Tally()
+    seen, found, dedup, tally = Gathered(lookups), [], set(), _Tally()
     solver_query = without_filters(query) if lookups.is_flat else query
-    for roots in _chunks(conn, query, options, lookups, cap, tally):
+    for chunk, roots in enumerate(
+            _chunks(conn, query, options, lookups, cap, tally)):
+        seen.covered = roots if chunk == 0 else _Roots()
         snapshot, entries = gather(conn, query, lookups, roots)
         count = None if cap is None else cap - len(found)
         found += solver.solve(snapshot, solver_query, options, dedup, count)
@@ -169,6 +177,7 @@ def _solve_in_chunks(conn, query, options, lookups):
         seen.providers.update(snapshot.providers)
         seen.inventories.update(snapshot.inventories)
         seen.entries.update(entries)
+        seen.aggregates.update(snapshot.aggregates)
         if cap is not None and len(found) >= cap:
             break
     return found, seen

@@ -502,8 +502,13 @@ def _sharing_note(index, anchors):
     return len(reached.intersection(anchors))
 
 
-def explain(snapshot, query, options=model.SolverOptions()):
-    """The Explanation of ``query`` over ``snapshot`` (every provider)."""
+def explain(snapshot, query, options=model.SolverOptions(), solved=None):
+    """The Explanation of ``query`` over ``snapshot`` (every provider).
+
+    solved: the candidates the solver found for ``query`` without its
+    cap, when the caller has them already (an empty answer's: none);
+    otherwise they are found again here, up to COUNT_BOUND.
+    """
     index = groups_mod.Index(snapshot)
     anchors = [a for a in snapshot.anchors if a in snapshot.providers]
     pools = _pools(index)
@@ -530,7 +535,8 @@ def explain(snapshot, query, options=model.SolverOptions()):
     cap = order.cap(query.limit, options.max_candidates)
     plain = dataclasses.replace(options, rng=None)
     bound = COUNT_BOUND if cap is None else max(cap, COUNT_BOUND)
-    found = solve_all(snapshot, query, plain, bound)
+    found = (solve_all(snapshot, query, plain, bound) if solved is None
+             else list(solved))
     count = len(found) if cap is None else min(cap, len(found))
     cross.append(StepResult(Step('limit', cap), len(served), 0,
                             candidates=count, note=len(found)))

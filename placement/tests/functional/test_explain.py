@@ -302,6 +302,9 @@ class TestLogLine(ExplainTestBase):
         logger = 'placement.handlers.allocation_candidate'
         with self.assertLogs(logger, level='INFO') as logs:
             resp = self.get(placement.app, 'resources=VCPU:200')
+            # Logged once the body was sent (the server closes it).
+            self.assertEqual([], logs.records[1:])
+            self.assertEqual([], resp.json['allocation_requests'])
         request_id = resp.headers['x-openstack-request-id']
         self.assertEqual(
             ['No allocation candidates for request %s: 0 candidates: of 1 '
