@@ -288,15 +288,21 @@ def group_funnel(index, group, anchors, pools, alike=None):
     checker = _Checker(index, group, steps)
     fails = checker.all_fails(alike_providers(index.snapshot)
                               if alike is None else alike)
-    removed, cache = {}, {}
+    removed, cache, by_verdicts = {}, {}, {}
     tree_level = any(step.tree_level for step in steps)
+    tracks = range(len(checker.tracks))
     for anchor in anchors:
         pool = pools.get(anchor, ())
         if len(pool) == 1:  # a tree of one provider, nothing shared
             at = min(fails[pool[0]])
         else:
-            at = min(max((fails[p][t] for p in pool), default=0)
-                     for t in range(len(checker.tracks)))
+            # Alike trees have equal verdicts: decided once for them.
+            verdicts = tuple([fails[p] for p in pool])
+            at = by_verdicts.get(verdicts)
+            if at is None:
+                at = by_verdicts[verdicts] = min(
+                    max((found[t] for found in verdicts), default=0)
+                    for t in tracks)
         if at == PASSED and tree_level:
             at = _tree_fail(index, steps, pool, fails, cache)
         removed[anchor] = at
