@@ -191,7 +191,16 @@ class TestWorkedExamples(ExplainTestBase):
     def test_examples(self):
         app_fixture.on_each_backend(self, self._check_examples)
 
-    def _check_examples(self, placement):
+    def test_examples_randomized_with_a_limit(self):
+        """The same, with a limit read in random chunks of roots: the log
+        line still equals the command's summary.
+        """
+        app_fixture.on_each_backend(
+            self, lambda placement: self._check_examples(placement,
+                                                         '&limit=2'),
+            **{'placement.randomize_allocation_candidates': True})
+
+    def _check_examples(self, placement, extra=''):
         built = None
         for name, tree, query, mv, phrase in EXAMPLES:
             if tree is not built:
@@ -200,7 +209,7 @@ class TestWorkedExamples(ExplainTestBase):
                     ENV.pop(agg + '_UUID', None)
                 ct.build(placement.db, tree)
                 built = tree
-            query = _expand(query)
+            query = _expand(query) + extra
             with self.subTest(example=name, query=query, mv=mv):
                 self._check_one(placement, query, mv, phrase)
 
