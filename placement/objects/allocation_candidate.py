@@ -87,6 +87,14 @@ class _Lookups:
         """
         return not self.has_nested and not self.sharing_ids
 
+    def link_ids(self):
+        """{name: id} of the aggregates whose links are read: those named
+        and, as '#<id>', those of the sharing providers."""
+        found = dict(self.agg_ids)
+        shared = set().union(*self.sharing_aggs.values())
+        found.update(('#%d' % i, i) for i in shared - set(found.values()))
+        return found
+
 
 @dataclasses.dataclass(frozen=True)
 class _Roots:
@@ -145,8 +153,9 @@ def no_cyclic_gc():
 
 @dataclasses.dataclass
 class Gathered:
-    """What the chunks read (no links when flat) and the _Roots covering
-    them: the one chunk, or every root (several end at the cap or last)."""
+    """What the chunks read (no links when flat), the _Roots covering
+    them (the one chunk, or every root: several end at the cap or last)
+    and how many candidates they gave so far (random draws size by it)."""
 
     lookups: _Lookups
     providers: dict = dataclasses.field(default_factory=dict)
@@ -154,26 +163,20 @@ class Gathered:
     entries: dict = dataclasses.field(default_factory=dict)
     aggregates: dict = dataclasses.field(default_factory=dict)
     covered: _Roots = _Roots()
-
-
-@dataclasses.dataclass
-class _Tally:
-    """What the chunks solved so far gave (the random draws size by it)."""
-
     candidates: int = 0
 
 
 def _solve_in_chunks(conn, query, options, lookups):
     cap = order.cap(query.limit, options.max_candidates)
-    seen, found, dedup, tally = Gathered(lookups), [], set(), _Tally()
+    seen, found, dedup = Gathered(lookups), [], set()
     solver_query = without_filters(query) if lookups.is_flat else query
     for chunk, roots in enumerate(
-            _chunks(conn, query, options, lookups, cap, tally)):
+            _chunks(conn, query, options, lookups, cap, seen)):
         seen.covered = roots if chunk == 0 else _Roots()
         snapshot, entries = gather(conn, query, lookups, roots)
         count = None if cap is None else cap - len(found)
         found += solver.solve(snapshot, solver_query, options, dedup, count)
-        tally.candidates = len(found)
+        seen.candidates = len(found)
         seen.providers.update(snapshot.providers)
         seen.inventories.update(snapshot.inventories)
         seen.entries.update(entries)
@@ -385,10 +388,7 @@ def gather(conn, query, lookups, roots=_Roots()):
             anchors=_anchors_of_chunk(roots, providers)), entries
     traits = {rp_id: entry.traits for rp_id, entry in entries.items()
               if entry.traits}
-    agg_ids = dict(lookups.agg_ids)
-    named = set(agg_ids.values())
-    for agg_id in set().union(*lookups.sharing_aggs.values()) - named:
-        agg_ids['#%d' % agg_id] = agg_id
+    agg_ids = lookups.link_ids()
     aggregates = _fetch_named_links(conn, _RPA, _RPA.c.aggregate_id,
                                     agg_ids, scope)
     by_id = {value: key for key, value in agg_ids.items()}

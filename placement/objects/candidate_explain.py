@@ -89,7 +89,7 @@ def _completed_snapshot(conn, query, gathered):
     providers.update(gathered.providers)
     entries.update(gathered.entries)
     inventories.update(gathered.inventories)
-    agg_ids = _link_names(lookups)
+    agg_ids = lookups.link_ids()
     # The request read the links of its scope, but none when flat.
     aggregates = ac_obj._fetch_named_links(
         conn, models.resource_provider_aggregates,
@@ -108,17 +108,6 @@ def _completed_snapshot(conn, query, gathered):
                                                 lookups, by_id),
         anchors=ac_obj._anchors_of_chunk(ac_obj._Roots(), providers),
         has_nested=lookups.has_nested)
-
-
-def _link_names(lookups):
-    """{name: aggregate id} of the links gather reads: the named
-    aggregates and those of the sharing providers.
-    """
-    agg_ids = dict(lookups.agg_ids)
-    named = set(agg_ids.values())
-    for agg_id in set().union(*lookups.sharing_aggs.values()) - named:
-        agg_ids['#%d' % agg_id] = agg_id
-    return agg_ids
 
 
 def _outside_scope(where, binds, tag):
