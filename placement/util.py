@@ -12,6 +12,7 @@ import re
 import uuid
 
 import jsonschema
+from oslo_log import log as logging
 from oslo_utils import uuidutils
 import webob
 import webob.exc
@@ -19,6 +20,8 @@ import webob.exc
 from placement import errors
 from placement import exception
 from placement import microversion
+
+LOG = logging.getLogger(__name__)
 
 CONTEXT_KEY = 'placement.context'
 # Bodies: a 'uuid' is anything oslo calls uuid-like (dashless too). Query
@@ -325,6 +328,39 @@ def encoded_json_response(req, mv, payload, status=200, modified=None,
     if location:
         resp.location = location
     _set_cache_headers(resp, mv, modified)
+    return resp
+
+
+class _ThenClose:
+    """A response body (a list of byte strings) that runs ``then()`` when
+    the server closes it, after the last byte was handed over (PEP 3333:
+    every server calls close(), the client gone or not). A failure of
+    ``then`` is logged, never raised: the response is already sent.
+    """
+
+    def __init__(self, parts, then):
+        self.parts, self.then = parts, then
+
+    def __iter__(self):
+        return iter(self.parts)
+
+    def close(self):
+        then, self.then = self.then, None
+        if then is None:
+            return
+        try:
+            then()
+        except Exception:
+            LOG.exception('Failed after the response was sent')
+
+
+def after_response(resp, then):
+    """Have ``then()`` run once the body of ``resp`` (a response of
+    encoded_json_response) has been sent; returns ``resp``.
+    """
+    length = resp.content_length
+    resp.app_iter = _ThenClose(resp.app_iter, then)
+    resp.content_length = length
     return resp
 
 

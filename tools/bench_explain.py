@@ -3,13 +3,20 @@ test).
 
 Loads the shapes of bench_candidates.py (``--load sql``) into the
 database given with ``--db`` (the schema is created when missing), then
-times, median of ``--repeat`` runs:
+reports, median of ``--repeat`` runs, wall and this process's CPU time
+(steadier on a busy host) and the SQL statements run:
 
 - ``explain``: objects.candidate_explain.explain, what
   ``placement-manage allocation_candidates explain`` does after parsing;
-- ``log line``: the summary the API computes for an empty answer;
-- ``list``: objects.allocation_candidate.list_candidates, the API's own
-  operation, for comparison.
+- ``response``: GET /allocation_candidates through the whole WSGI
+  application, up to the last byte of the body: what the client waits
+  for;
+- ``log line``: what runs after that, when the server closes the body of
+  an empty answer (candidate_explain.summary_of: the rest of the reads
+  and the funnel); nothing for a non-empty answer;
+- ``log line, before``: the same summary computed the way it was before
+  it reused the request's reads: a whole explanation (reads of every
+  provider, and the solver again), in the request.
 
     .venv/bin/python tools/bench_explain.py --n 20000 \\
         --db mysql+pymysql://root@127.0.0.1/explain_bench
@@ -23,16 +30,17 @@ import urllib.parse
 
 from oslo_config import cfg
 import sqlalchemy as sa
+import webob
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_candidates  # noqa: E402
 
 from placement import conf as placement_conf  # noqa: E402
 from placement.db import api as db_api  # noqa: E402
+from placement import deploy  # noqa: E402
 from placement.db import models  # noqa: E402
 from placement.handlers import querystring  # noqa: E402
 from placement import microversion  # noqa: E402
-from placement.objects import allocation_candidate as ac_obj  # noqa: E402
 from placement.objects import candidate_explain  # noqa: E402
 from placement.objects import standards  # noqa: E402
 from placement.solver import model  # noqa: E402
@@ -52,16 +60,17 @@ QUERIES = {
 }
 
 
-def _database(url):
+def _conf_and_database(url):
     conf = cfg.ConfigOpts()
     placement_conf.register_opts(conf)
     conf([], project='placement', default_config_files=[])
     conf.set_override('connection', url, group='placement_database')
+    conf.set_override('auth_strategy', 'noauth2', group='api')
     db = db_api.create_database(conf)
     if not sa.inspect(db.writer).has_table('resource_providers'):
         models.metadata.create_all(db.writer)
     standards.sync(db)
-    return db
+    return conf, db
 
 
 def _query(text):
@@ -72,21 +81,81 @@ def _query(text):
         params, microversion.Version(1, 39))
 
 
-def _median_ms(func, repeat, clock=time.perf_counter):
-    """Median milliseconds of ``func()`` by ``clock`` (wall or, with
-    time.process_time, this process's CPU: steadier on a busy host)."""
-    times = []
-    for _ in range(repeat):
-        start = clock()
-        func()
-        times.append((clock() - start) * 1000)
-    return statistics.median(times)
+class Meter:
+    """Wall ms, CPU ms (this process) and SQL statements of a piece of
+    work, each the median of the runs measured.
+    """
+
+    def __init__(self, db):
+        self.statements = 0
+        for engine in {db.writer, db.reader}:
+            sa.event.listen(engine, 'before_cursor_execute', self._count)
+
+    def _count(self, *args):
+        self.statements += 1
+
+    def runs(self, func, repeat):
+        """[(wall ms, cpu ms, statements)] of ``func()`` per run; func
+        may return a second function, measured as a part of its own
+        (see ``split``).
+        """
+        found = []
+        for _ in range(repeat):
+            found.append(self.split(func))
+        return found
+
+    def split(self, func):
+        """((wall, cpu, statements) of func(), and of what it returned,
+        if a function, called next; else None)."""
+        first = self._one(func)
+        rest = first[1]
+        second = self._one(rest)[0] if callable(rest) else None
+        return first[0], second
+
+    def _one(self, func):
+        wall, cpu, count = (time.perf_counter(), time.process_time(),
+                            self.statements)
+        value = func()
+        return ((time.perf_counter() - wall) * 1000,
+                (time.process_time() - cpu) * 1000,
+                self.statements - count), value
 
 
-def _fresh_summary(db, query, options):
-    """The log line's summary, computed (not the one kept per query)."""
-    candidate_explain._SUMMARIES.clear()
-    return candidate_explain.summary(db, query, options)
+def median(triples):
+    triples = [t for t in triples if t is not None]
+    if not triples:
+        return None
+    return tuple(statistics.median(t[i] for t in triples) for i in range(3))
+
+
+def _http_get(app, text):
+    """GET text through ``app``: a function sending the body (what the
+    client waits for), which returns the function the server then calls
+    to close it (the log line's work).
+    """
+    environ = webob.Request.blank(
+        '/allocation_candidates?' + text,
+        headers={'x-auth-token': 'admin',
+                 'openstack-api-version': 'placement 1.39'}).environ
+
+    def respond():
+        body = app(environ, lambda *args: None)
+        for _ in body:
+            pass
+        return getattr(body, 'close', None)
+    return respond
+
+
+def _before(db, query, options):
+    """The log line as it was computed before: a whole explanation."""
+    return reasons.summary(candidate_explain.explain(
+        db, query, options).explanation)
+
+
+def _cell(triple):
+    if triple is None:
+        return '%26s' % '-'
+    return '%8.1f %8.1f %8d' % triple
 
 
 def main():
@@ -98,29 +167,33 @@ def main():
     parser.add_argument('--load', choices=('sql', 'none'), default='sql')
     parser.add_argument('--repeat', type=int, default=5)
     args = parser.parse_args()
-    db = _database(args.db)
+    conf, db = _conf_and_database(args.db)
     if args.load == 'sql':
         nodes = (bench_candidates.flat_nodes if args.shape == 'flat'
                  else bench_candidates.nested_nodes)(args.n)
         bench_candidates.load_sql(args.db, nodes)
+    app = deploy.loadapp(conf, db=db)
+    meter = Meter(db)
     options = model.SolverOptions()
-    print('%-28s %10s %12s %12s %12s %12s' % (
-        '%s N=%d' % (args.shape, args.n), 'candidates', 'explain ms',
-        'explain cpu', 'log line ms', 'list ms'))
+    print('%s N=%d, median of %d; each cell: wall ms, CPU ms, statements'
+          % (args.shape, args.n, args.repeat))
+    print('%-26s %5s %26s %26s %26s %26s' % (
+        'query', 'cands', 'explain', 'response', 'log line (after it)',
+        'log line, before'))
     for name, text in QUERIES[args.shape]:
         query = _query(text)
         result = candidate_explain.explain(db, query, options)
-        explain_ms = _median_ms(lambda: candidate_explain.explain(
-            db, query, options), args.repeat)
-        explain_cpu = _median_ms(lambda: candidate_explain.explain(
-            db, query, options), args.repeat, time.process_time)
-        log_ms = _median_ms(lambda: _fresh_summary(db, query, options),
-                            args.repeat)
-        list_ms = _median_ms(lambda: ac_obj.list_candidates(
-            db, query, options), args.repeat)
-        print('%-28s %10d %12.1f %12.1f %12.1f %12.1f' % (
-            name, result.explanation.count, explain_ms, explain_cpu, log_ms,
-            list_ms))
+        explain = median(m for m, _ in meter.runs(
+            lambda: candidate_explain.explain(db, query, options),
+            args.repeat))
+        runs = meter.runs(_http_get(app, text), args.repeat)
+        before = median(m for m, _ in meter.runs(
+            lambda: _before(db, query, options), args.repeat)
+        ) if not result.explanation.count else None
+        print('%-26s %5d %s %s %s %s' % (
+            name, result.explanation.count, _cell(explain),
+            _cell(median(m for m, _ in runs)),
+            _cell(median(after for _, after in runs)), _cell(before)))
         print('    ' + reasons.summary(result.explanation))
     db.dispose()
 

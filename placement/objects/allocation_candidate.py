@@ -61,6 +61,7 @@ class CandidateResult:
     candidates: typing.Tuple[model.Candidate, ...]
     uuids: typing.Mapping[int, str]
     summaries: typing.Tuple[summaries_mod.ProviderSummary, ...]
+    gathered: typing.Optional['Gathered'] = None  # an empty answer's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +86,14 @@ class _Lookups:
         its anchor alone, so tree-level SQL filters are exact.
         """
         return not self.has_nested and not self.sharing_ids
+
+    def link_ids(self):
+        """{name: id} of the aggregates whose links are read: those named
+        and, as '#<id>', those of the sharing providers."""
+        found = dict(self.agg_ids)
+        shared = set().union(*self.sharing_aggs.values())
+        found.update(('#%d' % i, i) for i in shared - set(found.values()))
+        return found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,7 +130,8 @@ def list_candidates(ctx, query: model.CandidateQuery,
         summaries = [summaries_mod.restrict_classes(s, classes)
                      for s in summaries]
     uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
-    return CandidateResult(tuple(candidates), uuids, tuple(summaries))
+    return CandidateResult(tuple(candidates), uuids, tuple(summaries),
+                           None if candidates else seen)
 
 
 @contextlib.contextmanager
@@ -142,33 +152,35 @@ def no_cyclic_gc():
 
 
 @dataclasses.dataclass
-class _Seen:
-    """Providers and their inventories (every class) of all chunks."""
+class Gathered:
+    """What the chunks read (no links when flat), the _Roots covering
+    them (the one chunk, or every root: several end at the cap or last)
+    and how many candidates they gave so far (random draws size by it)."""
 
+    lookups: _Lookups
     providers: dict = dataclasses.field(default_factory=dict)
     inventories: dict = dataclasses.field(default_factory=dict)
     entries: dict = dataclasses.field(default_factory=dict)
-
-
-@dataclasses.dataclass
-class _Tally:
-    """What the chunks solved so far gave (the random draws size by it)."""
-
+    aggregates: dict = dataclasses.field(default_factory=dict)
+    covered: _Roots = _Roots()
     candidates: int = 0
 
 
 def _solve_in_chunks(conn, query, options, lookups):
     cap = order.cap(query.limit, options.max_candidates)
-    seen, found, dedup, tally = _Seen(), [], set(), _Tally()
+    seen, found, dedup = Gathered(lookups), [], set()
     solver_query = without_filters(query) if lookups.is_flat else query
-    for roots in _chunks(conn, query, options, lookups, cap, tally):
+    for chunk, roots in enumerate(
+            _chunks(conn, query, options, lookups, cap, seen)):
+        seen.covered = roots if chunk == 0 else _Roots()
         snapshot, entries = gather(conn, query, lookups, roots)
         count = None if cap is None else cap - len(found)
         found += solver.solve(snapshot, solver_query, options, dedup, count)
-        tally.candidates = len(found)
+        seen.candidates = len(found)
         seen.providers.update(snapshot.providers)
         seen.inventories.update(snapshot.inventories)
         seen.entries.update(entries)
+        seen.aggregates.update(snapshot.aggregates)
         if cap is not None and len(found) >= cap:
             break
     return found, seen
@@ -376,10 +388,7 @@ def gather(conn, query, lookups, roots=_Roots()):
             anchors=_anchors_of_chunk(roots, providers)), entries
     traits = {rp_id: entry.traits for rp_id, entry in entries.items()
               if entry.traits}
-    agg_ids = dict(lookups.agg_ids)
-    named = set(agg_ids.values())
-    for agg_id in set().union(*lookups.sharing_aggs.values()) - named:
-        agg_ids['#%d' % agg_id] = agg_id
+    agg_ids = lookups.link_ids()
     aggregates = _fetch_named_links(conn, _RPA, _RPA.c.aggregate_id,
                                     agg_ids, scope)
     by_id = {value: key for key, value in agg_ids.items()}

@@ -6,14 +6,21 @@ GET /allocation_candidates (``allocation_candidate.gather``) but with no
 filter pushed into SQL: the pure ``solver.explain`` then applies every
 check itself, counting what each removes, and runs the solver for the
 count. Unknown classes and traits raise as list_candidates does.
+
+The API's log line of an empty answer (summary_of) starts from what the
+request read and reads only the rest, in one more transaction.
 """
 import dataclasses
-import time
+
+import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import models
 from placement.objects import allocation_candidate as ac_obj
+from placement.objects import candidate_sql as sql
 from placement.objects import provider_state
 from placement.solver import explain as explain_mod
+from placement.solver import model
 from placement.solver import reasons
 
 
@@ -49,27 +56,72 @@ def explain(ctx, query, options, provider_uuids=()):
     return Result(explanation, found)
 
 
-# The log line of an empty answer is kept this long per query: a
-# scheduler retrying the same request in a burst pays for one
-# explanation (about half a second at 20,000 providers), not one each.
-SUMMARY_TTL = 10.0
-MAX_SUMMARIES = 256
-_SUMMARIES = {}
-
-
-def summary(ctx, query, options, now=time.monotonic):
-    """The one-line summary of ``query`` (the log line of an empty
-    answer), at most SUMMARY_TTL seconds old.
+@db_api.operation
+def summary_of(ctx, query, gathered, options):
+    """The one-line summary of an empty answer to ``query`` (the API's
+    log line), from what the request read (``gathered``, the result's
+    ac_obj.Gathered) and, in one read transaction, the rest: the
+    providers outside its scope with their usage (one statement), their
+    inventories and traits (provider_state: none when remembered) and,
+    if the query names aggregates or some provider shares, the links the
+    request did not read (one statement). The request found no
+    candidate, so the solver is not run again. Equal to the summary of
+    ``explain`` on the same data.
     """
-    key = (query, options.max_candidates)
-    found = _SUMMARIES.get(key)
-    if found is not None and now() - found[0] < SUMMARY_TTL:
-        return found[1]
-    text = reasons.summary(explain(ctx, query, options).explanation)
-    if len(_SUMMARIES) >= MAX_SUMMARIES:
-        _SUMMARIES.clear()
-    _SUMMARIES[key] = (now(), text)
-    return text
+    with ac_obj.no_cyclic_gc():
+        with db_api.reader(ctx) as conn:
+            snapshot = _completed_snapshot(conn, query, gathered)
+        return reasons.summary(explain_mod.explain(snapshot, query,
+                                                   options, solved=()))
+
+
+def _completed_snapshot(conn, query, gathered):
+    """The Snapshot _full_snapshot reads, from ``gathered`` and the
+    providers outside the scope the request read.
+    """
+    lookups = gathered.lookups
+    flat = lookups.is_flat
+    scope = ac_obj._scope_of(query, lookups, gathered.covered)
+    outside = _outside_scope(scope.where, scope.binds, 'outside')
+    providers, entries, usage = ac_obj._fetch_providers(
+        conn, outside, lookups.store, flat)
+    inventories = ac_obj._inventories(entries, usage, lookups.class_names)
+    providers.update(gathered.providers)
+    entries.update(gathered.entries)
+    inventories.update(gathered.inventories)
+    agg_ids = lookups.link_ids()
+    # The request read the links of its scope, but none when flat.
+    aggregates = ac_obj._fetch_named_links(
+        conn, models.resource_provider_aggregates,
+        models.resource_provider_aggregates.c.aggregate_id, agg_ids,
+        _outside_scope(sa.true(), sql.Binds(), 'all') if flat else outside)
+    if not flat:
+        aggregates.update(gathered.aggregates)
+    by_id = {value: key for key, value in agg_ids.items()}
+    return model.Snapshot(
+        providers=providers, inventories=inventories,
+        traits={rp_id: entry.traits for rp_id, entry in entries.items()
+                if entry.traits},
+        aggregates=aggregates,
+        sharing=lookups.sharing_ids & set(providers),
+        sharing_anchors=ac_obj._sharing_anchors(providers, aggregates,
+                                                lookups, by_id),
+        anchors=ac_obj._anchors_of_chunk(ac_obj._Roots(), providers),
+        has_nested=lookups.has_nested)
+
+
+def _outside_scope(where, binds, tag):
+    """An ac_obj._Scope of the providers *not* in ``where`` (a scope's
+    term) or, tagged 'all', of every provider. CASE, not NOT: a term
+    that is NULL for a provider (a NULL root id) leaves it out of the
+    scope, so it is outside.
+    """
+    copy = sql.Binds()
+    copy.values = dict(binds.values)
+    copy.trace = list(binds.trace) + [tag]
+    if tag == 'outside':
+        where = sa.case((where, 0), else_=1) == 1
+    return ac_obj._Scope(where, copy)
 
 
 def _full_snapshot(conn, query, lookups):

@@ -158,28 +158,22 @@ class _Checker:
         self._in_tree_at = next((at for at, step in enumerate(steps)
                                  if step.kind == 'in_tree'), PASSED)
 
-    def all_fails(self):
+    def all_fails(self, alike):
         """{provider id: (first failing step index per track)}, PASSED
-        where none; one tuple per distinct verdict.
+        where none; one tuple per distinct verdict. ``alike``: the
+        providers by what the checks read of them (alike_providers).
         """
-        snapshot = self.index.snapshot
-        inventories, all_traits = snapshot.inventories, snapshot.traits
-        known, found = self._by_inventory, {}
-        other_too = bool(self._agg_steps) or self.tree_root is not None
-        for rp_id in snapshot.providers:
-            inventory = inventories.get(rp_id, _NO_INVENTORY)
-            traits = all_traits.get(rp_id, _EMPTY)
-            # Snapshot objects only (alive all along): their ids are keys.
-            key = (id(inventory), id(traits))
-            fails = known.get(key)
-            if fails is None:
-                fails = known[key] = self._fails(inventory, traits)
-            if other_too:
+        found = dict.fromkeys(self.index.snapshot.providers)
+        for (inventory, traits), ids in alike.values():
+            found.update(dict.fromkeys(ids, self._fails(inventory, traits)))
+        if self._agg_steps or self.tree_root is not None:
+            known = self._by_inventory
+            for rp_id, fails in found.items():
                 other = self._other_fail(rp_id)
                 if other != PASSED:
-                    fails = known.setdefault(
-                        (key, other), tuple(min(f, other) for f in fails))
-            found[rp_id] = fails
+                    found[rp_id] = known.setdefault(
+                        (id(fails), other),
+                        tuple(min(f, other) for f in fails))
         return found
 
     def _fails(self, inventory, traits):
@@ -257,6 +251,26 @@ def trait_ok(step, traits):
     return bool(set(step.subject) & traits)
 
 
+def alike_providers(snapshot):
+    """{key: ((inventory, traits), [provider ids])}: the providers that
+    share one inventory dict and one trait set (alike ones do), which
+    every provider check of a group reads, grouped once for all groups.
+    """
+    inventories, all_traits = snapshot.inventories, snapshot.traits
+    alike = {}
+    for rp_id in snapshot.providers:
+        inventory = inventories.get(rp_id, _NO_INVENTORY)
+        traits = all_traits.get(rp_id, _EMPTY)
+        # Snapshot objects only (alive all along): their ids are keys.
+        key = (id(inventory), id(traits))
+        found = alike.get(key)
+        if found is None:
+            alike[key] = ((inventory, traits), [rp_id])
+        else:
+            found[1].append(rp_id)
+    return alike
+
+
 def _pools(index):
     """{anchor: [provider ids it may use]} of every provider."""
     pools = collections.defaultdict(list)
@@ -266,20 +280,29 @@ def _pools(index):
     return pools
 
 
-def group_funnel(index, group, anchors, pools):
-    """The GroupFunnel of ``group`` over ``anchors``."""
+def group_funnel(index, group, anchors, pools, alike=None):
+    """The GroupFunnel of ``group`` over ``anchors`` (``alike``: the
+    snapshot's alike_providers, if the caller has them).
+    """
     steps = group_steps(group)
     checker = _Checker(index, group, steps)
-    fails = checker.all_fails()
-    removed, cache = {}, {}
+    fails = checker.all_fails(alike_providers(index.snapshot)
+                              if alike is None else alike)
+    removed, cache, by_verdicts = {}, {}, {}
     tree_level = any(step.tree_level for step in steps)
+    tracks = range(len(checker.tracks))
     for anchor in anchors:
         pool = pools.get(anchor, ())
         if len(pool) == 1:  # a tree of one provider, nothing shared
             at = min(fails[pool[0]])
         else:
-            at = min(max((fails[p][t] for p in pool), default=0)
-                     for t in range(len(checker.tracks)))
+            # Alike trees have equal verdicts: decided once for them.
+            verdicts = tuple([fails[p] for p in pool])
+            at = by_verdicts.get(verdicts)
+            if at is None:
+                at = by_verdicts[verdicts] = min(
+                    max((found[t] for found in verdicts), default=0)
+                    for t in tracks)
         if at == PASSED and tree_level:
             at = _tree_fail(index, steps, pool, fails, cache)
         removed[anchor] = at
@@ -502,12 +525,18 @@ def _sharing_note(index, anchors):
     return len(reached.intersection(anchors))
 
 
-def explain(snapshot, query, options=model.SolverOptions()):
-    """The Explanation of ``query`` over ``snapshot`` (every provider)."""
+def explain(snapshot, query, options=model.SolverOptions(), solved=None):
+    """The Explanation of ``query`` over ``snapshot`` (every provider).
+
+    solved: the candidates the solver found for ``query`` without its
+    cap, when the caller has them already (an empty answer's: none);
+    otherwise they are found again here, up to COUNT_BOUND.
+    """
     index = groups_mod.Index(snapshot)
     anchors = [a for a in snapshot.anchors if a in snapshot.providers]
     pools = _pools(index)
-    funnels = [group_funnel(index, group, anchors, pools)
+    alike = alike_providers(snapshot)
+    funnels = [group_funnel(index, group, anchors, pools, alike)
                for group in query.groups]
     reasons = {}
     served = _served(funnels, anchors, reasons)
@@ -530,7 +559,8 @@ def explain(snapshot, query, options=model.SolverOptions()):
     cap = order.cap(query.limit, options.max_candidates)
     plain = dataclasses.replace(options, rng=None)
     bound = COUNT_BOUND if cap is None else max(cap, COUNT_BOUND)
-    found = solve_all(snapshot, query, plain, bound)
+    found = (solve_all(snapshot, query, plain, bound) if solved is None
+             else list(solved))
     count = len(found) if cap is None else min(cap, len(found))
     cross.append(StepResult(Step('limit', cap), len(served), 0,
                             candidates=count, note=len(found)))

@@ -22,6 +22,8 @@ from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import candidate_trees as ct
 
 ENV = os.environ
+LOGGER = 'placement.handlers.allocation_candidate'
+LOG = logging.getLogger(LOGGER)
 BW = ('NET_BW_EGR_KILOBIT_PER_SEC:1000,NET_BW_IGR_KILOBIT_PER_SEC:%d')
 
 # (tree, query, microversion, phrase the summary names when it is empty)
@@ -189,7 +191,16 @@ class TestWorkedExamples(ExplainTestBase):
     def test_examples(self):
         app_fixture.on_each_backend(self, self._check_examples)
 
-    def _check_examples(self, placement):
+    def test_examples_randomized_with_a_limit(self):
+        """The same, with a limit read in random chunks of roots: the log
+        line still equals the command's summary.
+        """
+        app_fixture.on_each_backend(
+            self, lambda placement: self._check_examples(placement,
+                                                         '&limit=2'),
+            **{'placement.randomize_allocation_candidates': True})
+
+    def _check_examples(self, placement, extra=''):
         built = None
         for name, tree, query, mv, phrase in EXAMPLES:
             if tree is not built:
@@ -198,24 +209,33 @@ class TestWorkedExamples(ExplainTestBase):
                     ENV.pop(agg + '_UUID', None)
                 ct.build(placement.db, tree)
                 built = tree
-            query = _expand(query)
+            query = _expand(query) + extra
             with self.subTest(example=name, query=query, mv=mv):
                 self._check_one(placement, query, mv, phrase)
 
     def _check_one(self, placement, query, mv, phrase):
-        resp = self.get(placement.app, query, mv)
-        self.assertEqual(200, resp.status_int, resp.text)
-        api_count = len(resp.json['allocation_requests'])
+        with self.assertLogs(LOGGER, level='DEBUG') as logs:
+            resp = self.get(placement.app, query, mv)
+            self.assertEqual(200, resp.status_int, resp.text)
+            api_count = len(resp.json['allocation_requests'])
+            LOG.debug('end of request')
         code, out, err = self.explain(placement, query, mv, '--format',
                                       'json')
         self.assertEqual(0, code, err)
         document = json.loads(out)
         self.assertEqual(api_count, document['candidates'])
+        lines = [r.getMessage() for r in logs.records
+                 if r.levelno >= logging.INFO]
         if phrase is None:
             self.assertGreater(api_count, 0)
+            self.assertEqual([], lines)
             return
         self.assertEqual(0, api_count)
         self.assertIn(phrase, document['summary'])
+        # The API's log line says what the command says.
+        request_id = resp.headers['x-openstack-request-id']
+        self.assertEqual(['No allocation candidates for request %s: %s'
+                          % (request_id, document['summary'])], lines)
         removed = [s for g in document['groups'] for s in g['steps']
                    if s['trees_removed']]
         removed += [s for s in document['across_groups']
@@ -302,6 +322,9 @@ class TestLogLine(ExplainTestBase):
         logger = 'placement.handlers.allocation_candidate'
         with self.assertLogs(logger, level='INFO') as logs:
             resp = self.get(placement.app, 'resources=VCPU:200')
+            # Logged once the body was sent (the server closes it).
+            self.assertEqual([], logs.records)
+            self.assertEqual([], resp.json['allocation_requests'])
         request_id = resp.headers['x-openstack-request-id']
         self.assertEqual(
             ['No allocation candidates for request %s: 0 candidates: of 1 '
@@ -309,3 +332,91 @@ class TestLogLine(ExplainTestBase):
              % request_id], [r.getMessage() for r in logs.records])
         with self.assertNoLogs(logger, level=logging.INFO):
             self.get(placement.app, 'resources=VCPU:2')
+
+    def test_log_line_follows_the_data(self):
+        app_fixture.on_each_backend(self, self._check_data_changes)
+
+    def _check_data_changes(self, placement):
+        """One query, emptied by one data change after another (each a
+        write that bumps the provider's generation, as the API's do):
+        each time the log line is the command's summary, never an older
+        one.
+        """
+        uuids = ct.build(placement.db, [
+            ct.Node('CN1', inventory={'VCPU': 8},
+                    traits=['HW_CPU_X86_AVX2']),
+            ct.Node('NUMA', parent='CN1', inventory={'VCPU': 4})])
+        query = 'resources=VCPU:6&required=HW_CPU_X86_AVX2'
+        rp, inv = models.resource_providers, models.inventories
+        rpt = models.resource_provider_traits
+        cn1 = rp.c.uuid == uuids['CN1']
+        changes = [
+            sa.update(inv).where(inv.c.resource_provider_id.in_(
+                sa.select(rp.c.id).where(cn1))).values(total=5),
+            sa.update(inv).values(total=8, max_unit=8),
+            sa.delete(rpt),
+        ]
+        self.assertEqual([], self._log_lines(placement, query))
+        summaries = set()
+        for change in changes:
+            with db_api.transaction(placement.db) as conn:
+                conn.execute(change)
+                conn.execute(sa.update(rp).values(
+                    generation=rp.c.generation + 1))
+            lines = self._log_lines(placement, query)
+            if not lines:  # the change left a candidate
+                continue
+            code, out, err = self.explain(placement, query, '1.39',
+                                          '--format', 'json')
+            summary = json.loads(out)['summary']
+            self.assertEqual([summary], [line.split(': ', 1)[1]
+                                         for line in lines])
+            summaries.add(summary)
+        self.assertEqual(2, len(summaries), summaries)
+
+    def _log_lines(self, placement, query):
+        with self.assertLogs(LOGGER, level='DEBUG') as logs:
+            self.get(placement.app, query).body
+            LOG.debug('end of request')
+        return [r.getMessage() for r in logs.records
+                if r.levelno >= logging.INFO]
+
+    def test_nothing_after_a_non_empty_answer(self):
+        app_fixture.on_each_backend(self, self._check_after)
+
+    def _check_after(self, placement):
+        """Statements run while the request is answered, and after its
+        body is sent: none after a non-empty answer; for an empty one,
+        the rest of the explanation's reads.
+        """
+        ct.build(placement.db, [ct.Node('CN1', inventory={'VCPU': 8})])
+        during, after = self._statements(placement, 'resources=VCPU:2')
+        self.assertGreater(during, 0)
+        self.assertEqual(0, after)
+        during, after = self._statements(placement, 'resources=VCPU:200')
+        self.assertGreater(during, 0)
+        self.assertGreater(after, 0)
+
+    def _statements(self, placement, query):
+        """(statements before the body is read, statements after)."""
+        counted = []
+
+        def count(*args):
+            counted.append(1)
+        engines = {placement.db.writer, placement.db.reader}
+        for engine in engines:
+            sa.event.listen(engine, 'before_cursor_execute', count)
+        try:
+            environ = webob.Request.blank(
+                '/allocation_candidates?' + query,
+                headers={'x-auth-token': 'admin',
+                         'openstack-api-version': 'placement 1.39'}).environ
+            body = placement.app(environ, lambda *args: None)
+            during = len(counted)
+            b''.join(body)
+            if hasattr(body, 'close'):  # as a WSGI server does
+                body.close()
+        finally:
+            for engine in engines:
+                sa.event.remove(engine, 'before_cursor_execute', count)
+        return during, len(counted) - during

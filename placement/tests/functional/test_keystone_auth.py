@@ -129,6 +129,24 @@ class TestKeystoneAuthentication(KeystoneTestCase):
         self.assertEqual('dom1', ctx.domain_id)
         self.assertIsNone(ctx.project_id)
 
+    def test_empty_candidates_log_why_after_the_body(self):
+        """Through auth_token's webob stack too, the reason of an empty
+        answer is logged once the body is read, with its request id.
+        """
+        logger = 'placement.handlers.allocation_candidate'
+        with self.assertLogs(logger, level='INFO') as logs:
+            response = self.request('/allocation_candidates?resources=VCPU:1',
+                                    self.token(['admin']))
+            self.assertEqual(200, response.status_int)
+            # Nothing yet: the body is not sent.
+            self.assertEqual([], logs.records)
+            self.assertEqual([], response.json['allocation_requests'])
+        self.assertEqual(
+            ['No allocation candidates for request %s: 0 candidates: '
+             'there are no resource providers'
+             % response.headers['x-openstack-request-id']],
+            [r.getMessage() for r in logs.records])
+
     def test_global_request_id_is_kept(self):
         global_id = 'req-%s' % uuid.uuid4()
         ctx = self.context_for(self.token(['admin']),

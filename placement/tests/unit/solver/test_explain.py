@@ -5,7 +5,24 @@
 - an empty answer always names a step that removed something;
 - every tree without a candidate gets a reason, and relaxing exactly the
   reason named (more inventory, the trait added, the aggregate joined,
-  the query rule dropped), again and again, makes it give a candidate.
+  the query rule dropped), again and again, makes it give a candidate;
+- every provider in no candidate (a child, a grandchild, a sharing
+  provider, a root) gets, per group, the first check it fails, and
+  relaxing exactly that check on that provider, again and again, makes
+  it serve the group: the group alone then has a candidate that uses it.
+
+What does not hold for a provider, and is not claimed: that passing a
+group's checks puts it in a candidate of the whole query. Its tree may
+fail another group or a rule across groups (the tree's reason says
+which), and a tree that gives candidates may never pick it: its
+capacity taken by another group, group_policy=isolate, same_subtree, or
+the unsuffixed group's required traits, which the walk checks on the
+providers it chooses together (a tree-level step, never a provider's).
+That last one is why the unsuffixed group is asked alone without its
+required and any-of traits. Nor can a provider ever pass a suffixed
+group whose own trait filters contradict each other (a trait both
+required and forbidden, or every trait of an any-of set forbidden): no
+provider passes it, and relaxing only alternates between the two.
 """
 import dataclasses
 import unittest
@@ -124,6 +141,89 @@ class TestExplanation(unittest.TestCase):
                   % (root, MAX_RELAXATIONS))
 
 
+    @EXAMPLES
+    @given(problems())
+    def test_relaxing_a_providers_reason_lets_it_serve(self, problem):
+        snapshot, query = problem
+        unlimited = dataclasses.replace(query, limit=None)
+        used = {rp_id for c in solver.solve(snapshot, unlimited)
+                for rp_id in c.used_ids()}
+        for rp_id in snapshot.providers:
+            if rp_id in used:
+                continue
+            for position, group in enumerate(query.groups):
+                if contradicts_itself(group):
+                    fails = explain.explain(snapshot, query).funnels[
+                        position].fails
+                    self.assertNotIn(explain.PASSED, fails[rp_id])
+                    continue
+                self._relax_provider_until_it_serves(
+                    snapshot, query, rp_id, position)
+
+    def _relax_provider_until_it_serves(self, snapshot, query, rp_id,
+                                        position):
+        for _ in range(MAX_RELAXATIONS):
+            found = explain.explain(snapshot, query)
+            funnel = found.funnels[position]
+            checks = reasons.provider_report(
+                found, rp_id)['groups'][position]['checks']
+            failing = [t for t, check in enumerate(checks)
+                       if check['result'] == 'fails']
+            if not failing:
+                self.assertTrue(serves_alone(snapshot, query, position,
+                                             rp_id))
+                return
+            for track in failing:
+                step = funnel.steps[funnel.fails[rp_id][track]]
+                # The report names the check it fails, with words.
+                self.assertEqual(step.kind, checks[track]['step'])
+                self.assertTrue(checks[track]['text'])
+                snapshot, query = relax_on_provider(
+                    snapshot, query, position, step, rp_id)
+        self.fail('provider %s still fails group %d after %d relaxations'
+                  % (rp_id, position, MAX_RELAXATIONS))
+
+
+def contradicts_itself(group):
+    """A suffixed group that no provider can pass, whatever its traits."""
+    traits = group.traits
+    return group.is_granular and bool(
+        traits.required & traits.forbidden
+        or any(names <= traits.forbidden for names in traits.any_of))
+
+
+def serves_alone(snapshot, query, position, rp_id):
+    """Whether the group at ``position``, asked alone, has a candidate
+    using ``rp_id``; the unsuffixed group without its tree-level traits
+    (see the module's docstring), a resourceless group in a
+    same_subtree of its own, as the grammar wants.
+    """
+    group = query.groups[position]
+    if not group.is_granular:
+        group = dataclasses.replace(group, traits=model.TraitFilter(
+            forbidden=group.traits.forbidden))
+    alone = dataclasses.replace(
+        query, groups=(group,), group_policy='none', limit=None,
+        same_subtrees=() if group.resources else ((group.suffix,),),
+        root_traits=model.TraitFilter(), nested_aware=True)
+    return any(rp_id in c.used_ids() for c in solver.solve(snapshot, alone))
+
+
+def relax_on_provider(snapshot, query, position, step, rp_id):
+    """(snapshot, query) with the failed ``step`` of the group at
+    ``position`` lifted for ``rp_id``: on the provider, or for in_tree
+    (a provider cannot move to another tree) in the query.
+    """
+    group = query.groups[position]
+    if step.kind == 'in_tree':
+        groups_ = list(query.groups)
+        groups_[position] = dataclasses.replace(group, in_tree=None)
+        return snapshot, dataclasses.replace(query, groups=tuple(groups_))
+    edit = _Edit(snapshot)
+    _relax_provider(edit, group, step, rp_id)
+    return edit.snapshot(), query
+
+
 # --- relaxing one reason ----------------------------------------------------
 
 def relax(found, snapshot, query, root, reason):
@@ -199,8 +299,13 @@ def _relax_provider(edit, group, step, rp_id):
         value = {'min_unit': 1, 'max_unit': amount, 'step_size': 1}[kind]
         edit.set_inventory(rp_id, subject, dataclasses.replace(
             edit.inventory(rp_id, subject), **{kind: value}))
-    elif kind in ('required', 'any_of'):
-        edit.add_trait(rp_id, _one_trait(subject))
+    elif kind == 'required':
+        edit.add_trait(rp_id, subject)
+    elif kind == 'any_of':
+        # One of the set that the group does not also forbid.
+        edit.add_trait(rp_id, next(
+            (name for name in subject
+             if name not in group.traits.forbidden), subject[0]))
     elif kind == 'forbidden':
         edit.traits[rp_id] = edit.traits.get(rp_id, frozenset()) - set(
             subject)
