@@ -65,13 +65,34 @@ NESTED_QUERY = ('resources=DISK_GB:10'
 NESTED_WIDE_QUERY = ('resources_COMPUTE=VCPU:1'
                      '&resources_ACCEL=FPGA:1&resources_GPU=PGPU:1'
                      '&group_policy=none')
+# The gate query without same_subtree: every NUMA node with every FPGA
+# and GPU of its tree (8 per tree), under isolate and under none.
+NESTED_ISOLATE_QUERY = NESTED_QUERY.replace(
+    '&same_subtree=_COMPUTE,_ACCEL,_GPU', '')
+NESTED_NONE_QUERY = NESTED_ISOLATE_QUERY.replace('group_policy=isolate',
+                                                 'group_policy=none')
+# Two FPGA groups and an unsuffixed FPGA over the two FPGAs of a tree (6
+# ways, three units never on one 2-unit FPGA) times the two NUMA nodes:
+# 12 per tree, 3,000 at 250 trees.
+NESTED_FPGA_QUERY = ('resources=FPGA:1&resources_COMPUTE=VCPU:1'
+                     '&resources_ACCEL1=FPGA:1&resources_ACCEL2=FPGA:1'
+                     '&group_policy=none')
+# One unsuffixed group whose classes come from four providers of a tree
+# (2 x 2 x 2 x 2 ways per tree, 4,000 at 250 trees).
+NESTED_SPREAD_QUERY = 'resources=VCPU:1,MEMORY_MB:1024,FPGA:1,PGPU:1'
 QUERIES = {
     'flat': [('flat', FLAT_QUERY), ('flat limit=10', FLAT_QUERY + '&limit=10')],
-    'nested': [('nested isolate+same_subtree', NESTED_QUERY),
-               ('nested limit=10', NESTED_QUERY + '&limit=10'),
+    'nested': [('nested gate (isolate+subtree)', NESTED_QUERY),
+               ('nested gate limit=10', NESTED_QUERY + '&limit=10'),
+               ('nested isolate, no subtree', NESTED_ISOLATE_QUERY),
+               ('nested none, no subtree', NESTED_NONE_QUERY),
+               ('nested two FPGA groups', NESTED_FPGA_QUERY),
+               ('nested unsuffixed spread', NESTED_SPREAD_QUERY),
                ('nested wide (4 combos/tree)', NESTED_WIDE_QUERY),
                ('nested wide limit=10', NESTED_WIDE_QUERY + '&limit=10')],
 }
+# The default sizes: 1,000 flat providers; 250 nested trees of 7.
+DEFAULT_N = {'flat': '1000', 'nested': '1750'}
 DATA_TABLES = ('allocations', 'inventories', 'resource_provider_traits',
                'resource_provider_aggregates', 'placement_aggregates',
                'consumers', 'resource_providers')
@@ -258,15 +279,23 @@ def fetch(url, path):
     return body
 
 
-def time_query(url, query, repeat):
+def time_interleaved(urls, query, repeats):
+    """[(median ms, p95 ms, result count)] per url, the requests to the
+    servers interleaved one by one (so that the load of a shared machine
+    falls on each alike); ``repeats`` per url.
+    """
     path = '/allocation_candidates?' + query
-    count = len(json.loads(fetch(url, path))['allocation_requests'])
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fetch(url, path)
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples), p95(samples), count
+    counts = [len(json.loads(fetch(url, path))['allocation_requests'])
+              for url in urls]
+    samples = [[] for _ in urls]
+    for i in range(max(repeats)):
+        for url, repeat, found in zip(urls, repeats, samples):
+            if i < repeat:
+                start = time.perf_counter()
+                fetch(url, path)
+                found.append((time.perf_counter() - start) * 1000)
+    return [(statistics.median(found), p95(found), count)
+            for found, count in zip(samples, counts)]
 
 
 def p95(samples):
@@ -326,8 +355,9 @@ def main():
     parser.add_argument('--compare-db')
     parser.add_argument('--shape', choices=('flat', 'nested'),
                         default='flat')
-    parser.add_argument('--n', default='1000',
-                        help='comma-separated provider counts')
+    parser.add_argument('--n',
+                        help='comma-separated provider counts (default: '
+                             '1000 flat, 1750 nested: 250 trees)')
     parser.add_argument('--load', choices=('http', 'sql', 'none'),
                         default='http')
     parser.add_argument('--repeat', type=int, default=20)
@@ -344,7 +374,8 @@ def main():
     if args.compare_url:
         targets.append(('other', args.compare_url, args.compare_db,
                         args.compare_pid))
-    for n in [int(x) for x in args.n.split(',')]:
+    sizes = args.n or DEFAULT_N[args.shape]
+    for n in [int(x) for x in sizes.split(',')]:
         run_size(args, targets, n)
 
 
@@ -363,14 +394,15 @@ def run_size(args, targets, n):
         'ours median/p95 ms', 'other median/p95 ms'))
     repeats = [args.repeat, args.compare_repeat or args.repeat]
     for name, query in QUERIES[args.shape]:
-        figures = [time_query(url, query, repeat)
-                   for (_, url, _, _), repeat in zip(targets, repeats)]
+        figures = time_interleaved([url for _, url, _, _ in targets],
+                                   query, repeats[:len(targets)])
         row = '%-32s %7d | %12.1f / %-12.1f' % (
             name, figures[0][2], figures[0][0], figures[0][1])
         if len(figures) > 1:
-            row += ' | %12.1f / %-12.1f | %6.1fx (other %d results)' % (
-                figures[1][0], figures[1][1], figures[1][0] / figures[0][0],
-                figures[1][2])
+            row += ' | %12.1f / %-12.1f | %6.1fx' % (
+                figures[1][0], figures[1][1], figures[1][0] / figures[0][0])
+            if figures[1][2] != figures[0][2]:
+                row += ' COUNTS DIFFER (other %d)' % figures[1][2]
         print(row, flush=True)
     if args.concurrency:
         name, query = QUERIES[args.shape][0]

@@ -137,15 +137,14 @@ def _encoded_items(parts, items, render, opening):
 
 
 def _shape_format(shape, with_mappings, listing):
-    """(format string, ranks in placeholder order) of the JSON of the
-    candidates of one ``shape`` (model.Alike), or None when its text
-    depends on the uuids (a mapping of several providers lists them in
-    uuid order).
+    """(format string, what fills its placeholders, whether any mapping
+    names several providers) of the JSON of the candidates of one
+    ``shape`` (model.Alike). A placeholder is filled with the uuid of a
+    rank, or, for a mapping of several providers, with their uuids in
+    uuid order (a tuple of ranks; see _filled).
 
     The text is what _render_request gives (see _in_group_order).
     """
-    if with_mappings and any(len(ranks) > 1 for _, ranks in shape.mappings):
-        return None
     by_rank, mappings = _in_group_order(
         shape.allocations, shape.mappings, listing)
     parts, order = [], []
@@ -153,24 +152,44 @@ def _shape_format(shape, with_mappings, listing):
         parts.append('"%%s":{"resources":%s}' % _percent_safe(resources))
         order.append(rank)
     text = '{"allocations":{%s}' % ','.join(parts)
+    several = False
     if with_mappings:
         parts = []
         for suffix, ranks in mappings:
             parts.append('%s:["%%s"]' % _percent_safe(suffix))
-            order.append(ranks[0])
+            if len(ranks) == 1:
+                order.append(ranks[0])
+            else:
+                order.append(tuple(ranks))
+                several = True
         text += ',"mappings":{%s}' % ','.join(parts)
-    return text + '}', tuple(order)
+    return _spaced(text + '}'), tuple(order), several
+
+
+def _spaced(text):
+    """util.upstream_spacing of a str (of the same kind of JSON)."""
+    return text.replace(',', ', ').replace(':', ': ')
+
+
+def _filled(order, ranked):
+    """The values of a shape's placeholders (see _shape_format) when
+    some mapping names several providers: their uuids sorted, joined
+    as the items of a JSON list (spaced as upstream spaces them).
+    """
+    return tuple([ranked[item] if item.__class__ is int
+                  else '", "'.join(sorted(map(ranked.__getitem__, item)))
+                  for item in order])
 
 
 def _percent_safe(value):
     return orjson.dumps(value).decode().replace('%', '%%')
 
 
-def _candidates_text(candidates, uuids, with_mappings, listing):
-    """The JSON (text) of the candidates in the dict form (1.12+), each
-    shape's format built once; other candidates through _render_request.
+def _candidates_text(candidates, uuids, with_mappings, listing, formats):
+    """The JSON (text, spaced as upstream spaces it) of the candidates in
+    the dict form (1.12+), each shape's format built once (``formats``:
+    {id(shape): _shape_format}); other candidates through _render_request.
     """
-    formats = {}
     texts = []
     # The uuids of the ranks of the last Alike's ids (an anchor's alike
     # candidates come one after the other and share their ids).
@@ -179,18 +198,19 @@ def _candidates_text(candidates, uuids, with_mappings, listing):
         if type(candidate) is model.Alike:
             found = formats.get(id(candidate.shape))
             if found is None:
-                found = formats[id(candidate.shape)] = (
-                    _shape_format(candidate.shape, with_mappings,
-                                  listing) or False)
-            if found:
-                text, order = found
-                if candidate.ids is not last_ids:
-                    last_ids = candidate.ids
-                    ranked = [uuids[rp_id] for rp_id in last_ids]
+                found = formats[id(candidate.shape)] = _shape_format(
+                    candidate.shape, with_mappings, listing)
+            text, order, several = found
+            if candidate.ids is not last_ids:
+                last_ids = candidate.ids
+                ranked = [uuids[rp_id] for rp_id in last_ids]
+            if several:
+                texts.append(text % _filled(order, ranked))
+            else:
                 texts.append(text % tuple(map(ranked.__getitem__, order)))
-                continue
-        texts.append(orjson.dumps(_render_request(
-            candidate, uuids, True, with_mappings, listing)).decode())
+            continue
+        texts.append(_spaced(orjson.dumps(_render_request(
+            candidate, uuids, True, with_mappings, listing)).decode()))
     return texts
 
 
@@ -207,15 +227,18 @@ def _render(result, mv, listing):
     uuids = result.uuids
     candidates = result.candidates
     parts = [b'{"allocation_requests":']
+    spaced = []
     if as_dict:
         # The shapes (model.Alike) live as long as the candidates do.
+        formats = {}
         parts.append(b'[')
         for start in range(0, len(candidates), RENDER_CHUNK):
             if start:
                 parts.append(b',')
-            parts.append(','.join(_candidates_text(
+            spaced.append(len(parts))
+            parts.append(', '.join(_candidates_text(
                 candidates[start:start + RENDER_CHUNK], uuids,
-                with_mappings, listing)).encode())
+                with_mappings, listing, formats)).encode())
         parts.append(b']')
     else:
         _encoded_items(
@@ -231,7 +254,11 @@ def _render(result, mv, listing):
     parts.append(b'}')
     # Every string here is a uuid, a class or trait name or a group
     # suffix: no ',' or ':' inside one, so spacing the bytes is exact.
-    return [util.upstream_spacing(part) for part in parts]
+    # The candidates' texts (at ``spaced``) come spaced already.
+    for at in range(len(parts)):
+        if at not in spaced:
+            parts[at] = util.upstream_spacing(parts[at])
+    return parts
 
 
 def unknown_name_error(exc):
