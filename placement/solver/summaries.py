@@ -7,6 +7,8 @@ allocation requests use. Pure.
 import dataclasses
 import typing
 
+from placement.solver import model
+
 
 class ProviderSummary(typing.NamedTuple):
     """One provider_summaries entry, before rendering (a named tuple: a
@@ -38,8 +40,27 @@ def scope(candidates, root_of, nested_aware):
     ``root_of`` maps provider id -> root id.
     """
     used = set()
+    # An anchor's alike candidates (model.Alike) share their ids and
+    # each shape's ranks: the ranks are gathered per ids, once per shape.
+    shapes_of = {}
+    alike = model.Alike
     for candidate in candidates:
-        used.update(candidate.used_ids(nested_aware))
+        if candidate.__class__ is alike:
+            found = shapes_of.get(id(candidate.ids))
+            if found is None:
+                found = shapes_of[id(candidate.ids)] = (candidate.ids, {})
+            found[1][id(candidate.shape)] = candidate.shape
+        else:
+            used.update(candidate.used_ids(nested_aware))
+    ranks_of = {}
+    for ids, shapes in shapes_of.values():
+        key = frozenset(shapes)
+        ranks = ranks_of.get(key)
+        if ranks is None:
+            ranks = ranks_of[key] = set().union(*[
+                shape.ranks if nested_aware else shape.alloc_ranks
+                for shape in shapes.values()])
+        used.update(map(ids.__getitem__, ranks))
     if not nested_aware:
         return Scope(provider_ids=frozenset(used))
     return Scope(root_ids=frozenset(map(root_of.__getitem__, used)))
