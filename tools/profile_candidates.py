@@ -7,7 +7,8 @@ query of the shape calls the application directly (no HTTP) and prints
 the median CPU milliseconds of this process per request
 (time.process_time: on a loaded host it does not count the time spent
 waiting for the CPU, and the database server's work is not ours), the
-wall milliseconds, and the SQL statements per request.
+wall milliseconds, the SQL statements per request and, on PostgreSQL,
+the server's CPU milliseconds per request (its backends' own time).
 ``--profile NAME`` prints a cProfile of that query's requests instead.
 
     .venv/bin/python tools/profile_candidates.py --shape nested \\
@@ -47,12 +48,36 @@ def build_app(url, randomize):
 class _Counter:
     """SQL statements run, through an engine event."""
 
-    def __init__(self, engine):
+    def __init__(self, db):
+        self.db = db
         self.statements = 0
-        sa.event.listen(engine, 'after_cursor_execute', self._executed)
+        sa.event.listen(db.reader, 'after_cursor_execute', self._executed)
 
     def _executed(self, *args):
         self.statements += 1
+
+
+def backend_cpu(db):
+    """The CPU seconds the PostgreSQL server processes serving this
+    database have used so far (/proc/PID/schedstat, nanoseconds: finer
+    than the clock ticks of /proc/PID/stat); None on other databases.
+    The server runs on this host; every connection to the database is
+    one of ours.
+    """
+    if db.dialect != 'postgresql':
+        return None
+    with db.reader.connect() as conn:
+        pids = [row[0] for row in conn.exec_driver_sql(
+            'SELECT pid FROM pg_stat_activity '
+            'WHERE datname = current_database()')]
+    total = 0
+    for pid in pids:
+        try:
+            with open('/proc/%d/schedstat' % pid) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            continue
+    return total / 1e9
 
 
 def call(app, query):
@@ -65,17 +90,22 @@ def call(app, query):
 
 
 def measure(app, counter, query, repeat):
-    """(CPU ms median, wall ms median, statements) per request, body."""
+    """(CPU ms median, wall ms median, statements, database server CPU
+    ms mean or None) per request, body.
+    """
     body = call(app, query)
     cpu, wall = [], []
     counter.statements = 0
+    server = backend_cpu(counter.db)
     for _ in range(repeat):
         start_cpu, start = time.process_time(), time.perf_counter()
         call(app, query)
         cpu.append((time.process_time() - start_cpu) * 1000)
         wall.append((time.perf_counter() - start) * 1000)
+    if server is not None:
+        server = (backend_cpu(counter.db) - server) * 1000 / repeat
     return (statistics.median(cpu), statistics.median(wall),
-            counter.statements / repeat, body)
+            counter.statements / repeat, server, body)
 
 
 def profile(app, query, repeat, lines):
@@ -111,18 +141,20 @@ def main():
         nodes = (bc.flat_nodes if args.shape == 'flat'
                  else bc.nested_nodes)(n)
         bc.load_sql(args.db, nodes)
-    counter = _Counter(db.reader)
-    print('%-32s %7s %9s %9s %6s' % (
-        args.shape, 'results', 'cpu ms', 'wall ms', 'stmts'))
+    counter = _Counter(db)
+    print('%-32s %7s %9s %9s %6s %9s' % (
+        args.shape, 'results', 'cpu ms', 'wall ms', 'stmts', 'pg ms'))
     for name, query in bc.QUERIES[args.shape]:
         if args.profile:
             if name.startswith(args.profile):
                 profile(app, query, args.repeat, args.lines)
             continue
-        cpu, wall, stmts, body = measure(app, counter, query, args.repeat)
+        cpu, wall, stmts, server, body = measure(app, counter, query,
+                                                 args.repeat)
         count = body.count(b'"allocations"')
-        print('%-32s %7d %9.2f %9.2f %6.1f' % (
-            name, count, cpu, wall, stmts), flush=True)
+        print('%-32s %7d %9.2f %9.2f %6.1f %9s' % (
+            name, count, cpu, wall, stmts,
+            '-' if server is None else '%.2f' % server), flush=True)
     db.dispose()
 
 
