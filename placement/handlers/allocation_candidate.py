@@ -90,31 +90,40 @@ def _render_request(candidate, uuids, as_dict, with_mappings, listing):
     return body
 
 
-def _summary_renderer(with_traits, with_tree):
-    """A function of one summary to its JSON-ready dict. Summaries that
-    share their resources mapping or trait set (alike providers do) share
-    its rendering too, built once per answer.
+def _summaries_text(summaries, with_traits, with_tree):
+    """The JSON (text, spaced as upstream spaces it) of the
+    provider_summaries entries, without the braces around them. Alike
+    providers share their resources mapping and trait tuple (see the
+    objects layer): the text of each is built once per answer, and an
+    entry is one format.
     """
-    rendered = {}
-
-    def render(summary):
+    fmt = '"%s": {"resources": %s'
+    if with_traits:
+        fmt += ', "traits": %s'
+    if with_tree:
+        fmt += ', "parent_provider_uuid": %s, "root_provider_uuid": "%s"'
+    fmt += '}'
+    texts, rendered = [], {}
+    for summary in summaries:
         resources = rendered.get(id(summary.resources))
         if resources is None:
-            resources = rendered[id(summary.resources)] = {
-                rc: {'capacity': capacity, 'used': used}
-                for rc, (capacity, used) in summary.resources.items()}
-        body = {'resources': resources}
+            resources = rendered[id(summary.resources)] = _spaced(
+                orjson.dumps({rc: {'capacity': capacity, 'used': used}
+                              for rc, (capacity, used)
+                              in summary.resources.items()}).decode())
+        values = [summary.uuid, resources]
         if with_traits:
             traits = rendered.get(id(summary.traits))
             if traits is None:
-                traits = rendered[id(summary.traits)] = list(
-                    summary.traits)
-            body['traits'] = traits
+                traits = rendered[id(summary.traits)] = _spaced(
+                    orjson.dumps(list(summary.traits)).decode())
+            values.append(traits)
         if with_tree:
-            body['parent_provider_uuid'] = summary.parent_uuid
-            body['root_provider_uuid'] = summary.root_uuid
-        return body
-    return render
+            parent = summary.parent_uuid
+            values.append('null' if parent is None else '"%s"' % parent)
+            values.append(summary.root_uuid)
+        texts.append(fmt % tuple(values))
+    return ', '.join(texts)
 
 
 # Candidates or summaries encoded per orjson call: a whole answer as one
@@ -245,16 +254,20 @@ def _render(result, mv, listing):
             parts, candidates,
             lambda chunk: [_render_request(c, uuids, False, False, ({}, {}))
                            for c in chunk], b'[')
-    parts.append(b',"provider_summaries":')
+    parts.append(b',"provider_summaries":{')
     # The summaries (kept alive by result) are the ids' owners.
-    render_summary = _summary_renderer(with_traits, with_tree)
-    _encoded_items(
-        parts, result.summaries,
-        lambda chunk: {s.uuid: render_summary(s) for s in chunk}, b'{')
-    parts.append(b'}')
+    summaries = result.summaries
+    for start in range(0, len(summaries), RENDER_CHUNK):
+        if start:
+            parts.append(b',')
+        spaced.append(len(parts))
+        parts.append(_summaries_text(summaries[start:start + RENDER_CHUNK],
+                                     with_traits, with_tree).encode())
+    parts.append(b'}}')
     # Every string here is a uuid, a class or trait name or a group
     # suffix: no ',' or ':' inside one, so spacing the bytes is exact.
     # The candidates' texts (at ``spaced``) come spaced already.
+    spaced = set(spaced)
     for at in range(len(parts)):
         if at not in spaced:
             parts[at] = util.upstream_spacing(parts[at])

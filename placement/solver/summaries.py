@@ -40,26 +40,30 @@ def scope(candidates, root_of, nested_aware):
     ``root_of`` maps provider id -> root id.
     """
     used = set()
-    # An anchor's alike candidates (model.Alike) share their ids and
-    # each shape's ranks: the ranks are gathered per ids, once per shape.
+    # An anchor's alike candidates (model.Alike) come one after the
+    # other and share their ids: their shapes are listed per ids, and
+    # the ranks of each set of shapes gathered once.
     shapes_of = {}
-    alike = model.Alike
+    alike, last_ids, shapes = model.Alike, None, None
     for candidate in candidates:
         if candidate.__class__ is alike:
-            found = shapes_of.get(id(candidate.ids))
-            if found is None:
-                found = shapes_of[id(candidate.ids)] = (candidate.ids, {})
-            found[1][id(candidate.shape)] = candidate.shape
+            if candidate.ids is not last_ids:
+                last_ids = candidate.ids
+                found = shapes_of.get(id(last_ids))
+                if found is None:
+                    found = shapes_of[id(last_ids)] = (last_ids, [])
+                shapes = found[1]
+            shapes.append(candidate.shape)
         else:
             used.update(candidate.used_ids(nested_aware))
     ranks_of = {}
     for ids, shapes in shapes_of.values():
-        key = frozenset(shapes)
+        key = frozenset(map(id, shapes))
         ranks = ranks_of.get(key)
         if ranks is None:
             ranks = ranks_of[key] = set().union(*[
                 shape.ranks if nested_aware else shape.alloc_ranks
-                for shape in shapes.values()])
+                for shape in shapes])
         used.update(map(ids.__getitem__, ranks))
     if not nested_aware:
         return Scope(provider_ids=frozenset(used))
