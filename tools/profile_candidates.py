@@ -109,7 +109,7 @@ def measure(app, counter, query, repeat):
 
 
 def profile(app, query, repeat, lines):
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.process_time)
     call(app, query)
     prof.enable()
     for _ in range(repeat):
