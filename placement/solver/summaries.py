@@ -41,33 +41,42 @@ def scope(candidates, root_of, nested_aware):
     """
     used = set()
     # An anchor's alike candidates (model.Alike) come one after the
-    # other and share their ids: their shapes are listed per ids, and
-    # the ranks of each set of shapes gathered once.
-    shapes_of = {}
+    # other and share their ids: the ranks of each run of them are
+    # gathered once per set of shapes (see _ranks).
+    ranks_of = {}
     alike, last_ids, shapes = model.Alike, None, None
     for candidate in candidates:
         if candidate.__class__ is alike:
-            if candidate.ids is not last_ids:
-                last_ids = candidate.ids
-                found = shapes_of.get(id(last_ids))
-                if found is None:
-                    found = shapes_of[id(last_ids)] = (last_ids, [])
-                shapes = found[1]
-            shapes.append(candidate.shape)
+            if candidate.ids is last_ids:
+                shapes.append(candidate.shape)
+                continue
+            if last_ids is not None:
+                used.update(map(last_ids.__getitem__,
+                                _ranks(ranks_of, shapes, nested_aware)))
+            last_ids, shapes = candidate.ids, [candidate.shape]
         else:
             used.update(candidate.used_ids(nested_aware))
-    ranks_of = {}
-    for ids, shapes in shapes_of.values():
-        key = frozenset(map(id, shapes))
-        ranks = ranks_of.get(key)
-        if ranks is None:
-            ranks = ranks_of[key] = set().union(*[
-                shape.ranks if nested_aware else shape.alloc_ranks
-                for shape in shapes])
-        used.update(map(ids.__getitem__, ranks))
+    if last_ids is not None:
+        used.update(map(last_ids.__getitem__,
+                        _ranks(ranks_of, shapes, nested_aware)))
     if not nested_aware:
         return Scope(provider_ids=frozenset(used))
     return Scope(root_ids=frozenset(map(root_of.__getitem__, used)))
+
+
+def _ranks(ranks_of, shapes, nested_aware):
+    """The ranks the ``shapes`` (model.Shape) use between them, found
+    once per set of shapes in ``ranks_of``."""
+    if len(shapes) == 1:
+        key = id(shapes[0])
+    else:
+        key = frozenset(map(id, shapes))
+    ranks = ranks_of.get(key)
+    if ranks is None:
+        ranks = ranks_of[key] = set().union(*[
+            shape.ranks if nested_aware else shape.alloc_ranks
+            for shape in shapes])
+    return ranks
 
 
 def restrict_classes(summary, classes):
