@@ -194,14 +194,17 @@ def _percent_safe(value):
     return orjson.dumps(value).decode().replace('%', '%%')
 
 
-def _candidates_text(candidates, uuids, with_mappings, listing, formats):
+def _candidates_text(candidates, uuids, with_mappings, listing, memo):
     """The JSON (text, spaced as upstream spaces it) of the candidates in
-    the dict form (1.12+), each shape's format built once (``formats``:
-    {id(shape): _shape_format}); other candidates through _render_request.
+    the dict form (1.12+), each shape's format built once; other
+    candidates through _render_request. ``memo``: ({id(shape):
+    _shape_format}, {id(ids): their uuids}), kept for the whole answer.
     """
+    formats, ranked_of = memo
     texts = []
     # The uuids of the ranks of the last Alike's ids (an anchor's alike
-    # candidates come one after the other and share their ids).
+    # candidates share their ids, and come one after the other unless
+    # shuffled), and of every ids seen (kept alive by the candidates).
     last_ids, ranked = None, None
     for candidate in candidates:
         if type(candidate) is model.Alike:
@@ -212,7 +215,10 @@ def _candidates_text(candidates, uuids, with_mappings, listing, formats):
             text, order, several = found
             if candidate.ids is not last_ids:
                 last_ids = candidate.ids
-                ranked = [uuids[rp_id] for rp_id in last_ids]
+                ranked = ranked_of.get(id(last_ids))
+                if ranked is None:
+                    ranked = ranked_of[id(last_ids)] = [
+                        uuids[rp_id] for rp_id in last_ids]
             if several:
                 texts.append(text % _filled(order, ranked))
             else:
@@ -239,7 +245,7 @@ def _render(result, mv, listing):
     spaced = []
     if as_dict:
         # The shapes (model.Alike) live as long as the candidates do.
-        formats = {}
+        memo = ({}, {})
         parts.append(b'[')
         for start in range(0, len(candidates), RENDER_CHUNK):
             if start:
@@ -247,7 +253,7 @@ def _render(result, mv, listing):
             spaced.append(len(parts))
             parts.append(', '.join(_candidates_text(
                 candidates[start:start + RENDER_CHUNK], uuids,
-                with_mappings, listing, formats)).encode())
+                with_mappings, listing, memo)).encode())
         parts.append(b']')
     else:
         _encoded_items(

@@ -40,25 +40,29 @@ def scope(candidates, root_of, nested_aware):
     ``root_of`` maps provider id -> root id.
     """
     used = set()
-    # An anchor's alike candidates (model.Alike) come one after the
-    # other and share their ids: the ranks of each run of them are
-    # gathered once per set of shapes (see _ranks).
-    ranks_of = {}
+    # An anchor's alike candidates (model.Alike) share their ids (and
+    # come one after the other unless shuffled): their shapes are listed
+    # per ids, after the ids, and the ranks of each set of shapes
+    # gathered once (see _ranks).
+    by_ids, ranks_of = {}, {}
     alike, last_ids, shapes = model.Alike, None, None
+    add = used.add
     for candidate in candidates:
         if candidate.__class__ is alike:
-            if candidate.ids is last_ids:
-                shapes.append(candidate.shape)
+            if len(candidate.ids) == 1:  # a flat deployment's candidates
+                add(candidate.ids[0])
                 continue
-            if last_ids is not None:
-                used.update(map(last_ids.__getitem__,
-                                _ranks(ranks_of, shapes, nested_aware)))
-            last_ids, shapes = candidate.ids, [candidate.shape]
+            if candidate.ids is not last_ids:
+                last_ids = candidate.ids
+                shapes = by_ids.get(id(last_ids))
+                if shapes is None:
+                    shapes = by_ids[id(last_ids)] = [last_ids]
+            shapes.append(candidate.shape)
         else:
             used.update(candidate.used_ids(nested_aware))
-    if last_ids is not None:
-        used.update(map(last_ids.__getitem__,
-                        _ranks(ranks_of, shapes, nested_aware)))
+    for shapes in by_ids.values():
+        used.update(map(shapes[0].__getitem__,
+                        _ranks(ranks_of, shapes[1:], nested_aware)))
     if not nested_aware:
         return Scope(provider_ids=frozenset(used))
     return Scope(root_ids=frozenset(map(root_of.__getitem__, used)))
