@@ -1,17 +1,28 @@
 """Benchmark GET /allocation_candidates (a tool, not a test).
 
 Loads N providers, then times the typical scheduler queries and prints the
-median and p95 latency, optionally against a second server (side by side,
-with the ratio), and the memory of each server's workers (RSS, and the
-proportional and private sizes that count pages shared after fork once).
+median and p95 latency, optionally against a second server side by side
+(the requests to the two interleaved one by one, so that the load of a
+shared machine falls on both alike), with the ratio and a warning when the
+two answer with different numbers of candidates; the requests per second
+at ``--concurrency``; and the memory of each server's workers (RSS, and
+the proportional and private sizes that count pages shared after fork
+once). The CPU time per request in process, and where it goes, is
+tools/profile_candidates.py.
 
 Shapes:
-  flat    N roots with VCPU/MEMORY_MB/DISK_GB; every other one in one
-          aggregate, every other pair with HW_CPU_X86_AVX2 (a quarter match
-          the flat query).
-  nested  N/7 compute trees: CN (DISK_GB) > NUMA0, NUMA1 (VCPU, MEMORY_MB,
-          HW_NUMA_ROOT) > one FPGA (CUSTOM_FPGA_A) and one PGPU
-          (CUSTOM_GPU_B) grandchild under each NUMA.
+  flat    N roots (default 1,000) with VCPU/MEMORY_MB/DISK_GB; every other
+          one in one aggregate, every other pair with HW_CPU_X86_AVX2 (a
+          quarter match the flat query); plain and limit=10.
+  nested  N/7 compute trees (default N=1,750: 250 trees): CN (DISK_GB) >
+          NUMA0, NUMA1 (VCPU, MEMORY_MB, HW_NUMA_ROOT) > one FPGA
+          (CUSTOM_FPGA_A) and one PGPU (CUSTOM_GPU_B) grandchild under
+          each NUMA. Queries: the gate (isolate + same_subtree, 2 per
+          tree) and its limit=10; the same without same_subtree under
+          isolate and under none (8 per tree); two FPGA groups with an
+          unsuffixed FPGA (12 per tree: 3,000); one unsuffixed group
+          spread over four providers of a tree (16 per tree: 4,000); wide
+          (three groups, none).
 
 Loading: ``--load http`` goes through the API (parallel requests);
 ``--load sql`` writes the same rows straight into the database given with
@@ -19,12 +30,15 @@ Loading: ``--load http`` goes through the API (parallel requests);
 the schema is the one both services share. Either way the data tables are
 emptied first (``--load none`` keeps what is there).
 
-Example (ours on :8792, upstream on :8791, both uwsgi 2x10 on MariaDB):
+Example (both servers from tools/bench-servers, which prints the
+arguments after ``--load sql``; randomization on in its environment):
 
-    .venv/bin/python tools/bench_candidates.py --shape flat --n 1000 \\
-        --url http://127.0.0.1:8792 --db mysql+pymysql://root@127.0.0.1/ac_ours \\
-        --compare-url http://127.0.0.1:8791 \\
-        --compare-db mysql+pymysql://root@127.0.0.1/ac_up --load sql
+    OS_PLACEMENT__RANDOMIZE_ALLOCATION_CANDIDATES=True \\
+        tools/bench-servers start mysql      # or postgresql
+    .venv/bin/python tools/bench_candidates.py --shape flat --load sql \\
+        --repeat 40 --concurrency 10 <printed arguments>
+    .venv/bin/python tools/bench_candidates.py --shape nested --load sql \\
+        --repeat 20 <printed arguments>
 
 Servers (each with its own MariaDB database, noauth2):
 
@@ -152,7 +166,22 @@ def load_sql(db_url, nodes):
             + 1)
         ids = {node[0]: start + i for i, node in enumerate(nodes)}
         _insert_rows(conn, t, nodes, ids, rc_ids, trait_ids, agg_id)
+    _analyze(engine)
     engine.dispose()
+
+
+def _analyze(engine):
+    """Fresh planner statistics for the bulk-loaded tables, as a server's
+    own statistics (PostgreSQL's autovacuum, InnoDB's) would soon have:
+    right after a bulk load PostgreSQL plans both services from the
+    empty tables' estimates.
+    """
+    with engine.begin() as conn:
+        if engine.dialect.name == 'postgresql':
+            conn.execute(sa.text('ANALYZE'))
+        elif engine.dialect.name == 'mysql':
+            conn.execute(sa.text('ANALYZE TABLE %s' % ', '.join(
+                DATA_TABLES + ('traits',)))).all()
 
 
 def _reset(conn):
