@@ -1,17 +1,28 @@
 """Benchmark GET /allocation_candidates (a tool, not a test).
 
 Loads N providers, then times the typical scheduler queries and prints the
-median and p95 latency, optionally against a second server (side by side,
-with the ratio), and the memory of each server's workers (RSS, and the
-proportional and private sizes that count pages shared after fork once).
+median and p95 latency, optionally against a second server side by side
+(the requests to the two interleaved one by one, so that the load of a
+shared machine falls on both alike), with the ratio and a warning when the
+two answer with different numbers of candidates; the requests per second
+at ``--concurrency``; and the memory of each server's workers (RSS, and
+the proportional and private sizes that count pages shared after fork
+once). The CPU time per request in process, and where it goes, is
+tools/profile_candidates.py.
 
 Shapes:
-  flat    N roots with VCPU/MEMORY_MB/DISK_GB; every other one in one
-          aggregate, every other pair with HW_CPU_X86_AVX2 (a quarter match
-          the flat query).
-  nested  N/7 compute trees: CN (DISK_GB) > NUMA0, NUMA1 (VCPU, MEMORY_MB,
-          HW_NUMA_ROOT) > one FPGA (CUSTOM_FPGA_A) and one PGPU
-          (CUSTOM_GPU_B) grandchild under each NUMA.
+  flat    N roots (default 1,000) with VCPU/MEMORY_MB/DISK_GB; every other
+          one in one aggregate, every other pair with HW_CPU_X86_AVX2 (a
+          quarter match the flat query); plain and limit=10.
+  nested  N/7 compute trees (default N=1,750: 250 trees): CN (DISK_GB) >
+          NUMA0, NUMA1 (VCPU, MEMORY_MB, HW_NUMA_ROOT) > one FPGA
+          (CUSTOM_FPGA_A) and one PGPU (CUSTOM_GPU_B) grandchild under
+          each NUMA. Queries: the gate (isolate + same_subtree, 2 per
+          tree) and its limit=10; the same without same_subtree under
+          isolate and under none (8 per tree); two FPGA groups with an
+          unsuffixed FPGA (12 per tree: 3,000); one unsuffixed group
+          spread over four providers of a tree (16 per tree: 4,000); wide
+          (three groups, none).
 
 Loading: ``--load http`` goes through the API (parallel requests);
 ``--load sql`` writes the same rows straight into the database given with
@@ -19,12 +30,15 @@ Loading: ``--load http`` goes through the API (parallel requests);
 the schema is the one both services share. Either way the data tables are
 emptied first (``--load none`` keeps what is there).
 
-Example (ours on :8792, upstream on :8791, both uwsgi 2x10 on MariaDB):
+Example (both servers from tools/bench-servers, which prints the
+arguments after ``--load sql``; randomization on in its environment):
 
-    .venv/bin/python tools/bench_candidates.py --shape flat --n 1000 \\
-        --url http://127.0.0.1:8792 --db mysql+pymysql://root@127.0.0.1/ac_ours \\
-        --compare-url http://127.0.0.1:8791 \\
-        --compare-db mysql+pymysql://root@127.0.0.1/ac_up --load sql
+    OS_PLACEMENT__RANDOMIZE_ALLOCATION_CANDIDATES=True \\
+        tools/bench-servers start mysql      # or postgresql
+    .venv/bin/python tools/bench_candidates.py --shape flat --load sql \\
+        --repeat 40 --concurrency 10 <printed arguments>
+    .venv/bin/python tools/bench_candidates.py --shape nested --load sql \\
+        --repeat 20 <printed arguments>
 
 Servers (each with its own MariaDB database, noauth2):
 
@@ -65,13 +79,34 @@ NESTED_QUERY = ('resources=DISK_GB:10'
 NESTED_WIDE_QUERY = ('resources_COMPUTE=VCPU:1'
                      '&resources_ACCEL=FPGA:1&resources_GPU=PGPU:1'
                      '&group_policy=none')
+# The gate query without same_subtree: every NUMA node with every FPGA
+# and GPU of its tree (8 per tree), under isolate and under none.
+NESTED_ISOLATE_QUERY = NESTED_QUERY.replace(
+    '&same_subtree=_COMPUTE,_ACCEL,_GPU', '')
+NESTED_NONE_QUERY = NESTED_ISOLATE_QUERY.replace('group_policy=isolate',
+                                                 'group_policy=none')
+# Two FPGA groups and an unsuffixed FPGA over the two FPGAs of a tree (6
+# ways, three units never on one 2-unit FPGA) times the two NUMA nodes:
+# 12 per tree, 3,000 at 250 trees.
+NESTED_FPGA_QUERY = ('resources=FPGA:1&resources_COMPUTE=VCPU:1'
+                     '&resources_ACCEL1=FPGA:1&resources_ACCEL2=FPGA:1'
+                     '&group_policy=none')
+# One unsuffixed group whose classes come from four providers of a tree
+# (2 x 2 x 2 x 2 ways per tree, 4,000 at 250 trees).
+NESTED_SPREAD_QUERY = 'resources=VCPU:1,MEMORY_MB:1024,FPGA:1,PGPU:1'
 QUERIES = {
     'flat': [('flat', FLAT_QUERY), ('flat limit=10', FLAT_QUERY + '&limit=10')],
-    'nested': [('nested isolate+same_subtree', NESTED_QUERY),
-               ('nested limit=10', NESTED_QUERY + '&limit=10'),
+    'nested': [('nested gate (isolate+subtree)', NESTED_QUERY),
+               ('nested gate limit=10', NESTED_QUERY + '&limit=10'),
+               ('nested isolate, no subtree', NESTED_ISOLATE_QUERY),
+               ('nested none, no subtree', NESTED_NONE_QUERY),
+               ('nested two FPGA groups', NESTED_FPGA_QUERY),
+               ('nested unsuffixed spread', NESTED_SPREAD_QUERY),
                ('nested wide (4 combos/tree)', NESTED_WIDE_QUERY),
                ('nested wide limit=10', NESTED_WIDE_QUERY + '&limit=10')],
 }
+# The default sizes: 1,000 flat providers; 250 nested trees of 7.
+DEFAULT_N = {'flat': '1000', 'nested': '1750'}
 DATA_TABLES = ('allocations', 'inventories', 'resource_provider_traits',
                'resource_provider_aggregates', 'placement_aggregates',
                'consumers', 'resource_providers')
@@ -131,7 +166,22 @@ def load_sql(db_url, nodes):
             + 1)
         ids = {node[0]: start + i for i, node in enumerate(nodes)}
         _insert_rows(conn, t, nodes, ids, rc_ids, trait_ids, agg_id)
+    _analyze(engine)
     engine.dispose()
+
+
+def _analyze(engine):
+    """Fresh planner statistics for the bulk-loaded tables, as a server's
+    own statistics (PostgreSQL's autovacuum, InnoDB's) would soon have:
+    right after a bulk load PostgreSQL plans both services from the
+    empty tables' estimates.
+    """
+    with engine.begin() as conn:
+        if engine.dialect.name == 'postgresql':
+            conn.execute(sa.text('ANALYZE'))
+        elif engine.dialect.name == 'mysql':
+            conn.execute(sa.text('ANALYZE TABLE %s' % ', '.join(
+                DATA_TABLES + ('traits',)))).all()
 
 
 def _reset(conn):
@@ -258,15 +308,23 @@ def fetch(url, path):
     return body
 
 
-def time_query(url, query, repeat):
+def time_interleaved(urls, query, repeats):
+    """[(median ms, p95 ms, result count)] per url, the requests to the
+    servers interleaved one by one (so that the load of a shared machine
+    falls on each alike); ``repeats`` per url.
+    """
     path = '/allocation_candidates?' + query
-    count = len(json.loads(fetch(url, path))['allocation_requests'])
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fetch(url, path)
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples), p95(samples), count
+    counts = [len(json.loads(fetch(url, path))['allocation_requests'])
+              for url in urls]
+    samples = [[] for _ in urls]
+    for i in range(max(repeats)):
+        for url, repeat, found in zip(urls, repeats, samples):
+            if i < repeat:
+                start = time.perf_counter()
+                fetch(url, path)
+                found.append((time.perf_counter() - start) * 1000)
+    return [(statistics.median(found), p95(found), count)
+            for found, count in zip(samples, counts)]
 
 
 def p95(samples):
@@ -326,8 +384,9 @@ def main():
     parser.add_argument('--compare-db')
     parser.add_argument('--shape', choices=('flat', 'nested'),
                         default='flat')
-    parser.add_argument('--n', default='1000',
-                        help='comma-separated provider counts')
+    parser.add_argument('--n',
+                        help='comma-separated provider counts (default: '
+                             '1000 flat, 1750 nested: 250 trees)')
     parser.add_argument('--load', choices=('http', 'sql', 'none'),
                         default='http')
     parser.add_argument('--repeat', type=int, default=20)
@@ -344,7 +403,8 @@ def main():
     if args.compare_url:
         targets.append(('other', args.compare_url, args.compare_db,
                         args.compare_pid))
-    for n in [int(x) for x in args.n.split(',')]:
+    sizes = args.n or DEFAULT_N[args.shape]
+    for n in [int(x) for x in sizes.split(',')]:
         run_size(args, targets, n)
 
 
@@ -363,14 +423,15 @@ def run_size(args, targets, n):
         'ours median/p95 ms', 'other median/p95 ms'))
     repeats = [args.repeat, args.compare_repeat or args.repeat]
     for name, query in QUERIES[args.shape]:
-        figures = [time_query(url, query, repeat)
-                   for (_, url, _, _), repeat in zip(targets, repeats)]
+        figures = time_interleaved([url for _, url, _, _ in targets],
+                                   query, repeats[:len(targets)])
         row = '%-32s %7d | %12.1f / %-12.1f' % (
             name, figures[0][2], figures[0][0], figures[0][1])
         if len(figures) > 1:
-            row += ' | %12.1f / %-12.1f | %6.1fx (other %d results)' % (
-                figures[1][0], figures[1][1], figures[1][0] / figures[0][0],
-                figures[1][2])
+            row += ' | %12.1f / %-12.1f | %6.1fx' % (
+                figures[1][0], figures[1][1], figures[1][0] / figures[0][0])
+            if figures[1][2] != figures[0][2]:
+                row += ' COUNTS DIFFER (other %d)' % figures[1][2]
         print(row, flush=True)
     if args.concurrency:
         name, query = QUERIES[args.shape][0]

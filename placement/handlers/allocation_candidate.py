@@ -91,31 +91,40 @@ def _render_request(candidate, uuids, as_dict, with_mappings, listing):
     return body
 
 
-def _summary_renderer(with_traits, with_tree):
-    """A function of one summary to its JSON-ready dict. Summaries that
-    share their resources mapping or trait set (alike providers do) share
-    its rendering too, built once per answer.
+def _summaries_text(summaries, with_traits, with_tree):
+    """The JSON (text, spaced as upstream spaces it) of the
+    provider_summaries entries, without the braces around them. Alike
+    providers share their resources mapping and trait tuple (see the
+    objects layer): the text of each is built once per answer, and an
+    entry is one format.
     """
-    rendered = {}
-
-    def render(summary):
+    fmt = '"%s": {"resources": %s'
+    if with_traits:
+        fmt += ', "traits": %s'
+    if with_tree:
+        fmt += ', "parent_provider_uuid": %s, "root_provider_uuid": "%s"'
+    fmt += '}'
+    texts, rendered = [], {}
+    for summary in summaries:
         resources = rendered.get(id(summary.resources))
         if resources is None:
-            resources = rendered[id(summary.resources)] = {
-                rc: {'capacity': capacity, 'used': used}
-                for rc, (capacity, used) in summary.resources.items()}
-        body = {'resources': resources}
+            resources = rendered[id(summary.resources)] = _spaced(
+                orjson.dumps({rc: {'capacity': capacity, 'used': used}
+                              for rc, (capacity, used)
+                              in summary.resources.items()}).decode())
+        values = [summary.uuid, resources]
         if with_traits:
             traits = rendered.get(id(summary.traits))
             if traits is None:
-                traits = rendered[id(summary.traits)] = list(
-                    summary.traits)
-            body['traits'] = traits
+                traits = rendered[id(summary.traits)] = _spaced(
+                    orjson.dumps(list(summary.traits)).decode())
+            values.append(traits)
         if with_tree:
-            body['parent_provider_uuid'] = summary.parent_uuid
-            body['root_provider_uuid'] = summary.root_uuid
-        return body
-    return render
+            parent = summary.parent_uuid
+            values.append('null' if parent is None else '"%s"' % parent)
+            values.append(summary.root_uuid)
+        texts.append(fmt % tuple(values))
+    return ', '.join(texts)
 
 
 # Candidates or summaries encoded per orjson call: a whole answer as one
@@ -138,15 +147,14 @@ def _encoded_items(parts, items, render, opening):
 
 
 def _shape_format(shape, with_mappings, listing):
-    """(format string, ranks in placeholder order) of the JSON of the
-    candidates of one ``shape`` (model.Alike), or None when its text
-    depends on the uuids (a mapping of several providers lists them in
-    uuid order).
+    """(format string, what fills its placeholders, whether any mapping
+    names several providers) of the JSON of the candidates of one
+    ``shape`` (model.Alike). A placeholder is filled with the uuid of a
+    rank, or, for a mapping of several providers, with their uuids in
+    uuid order (a tuple of ranks; see _filled).
 
     The text is what _render_request gives (see _in_group_order).
     """
-    if with_mappings and any(len(ranks) > 1 for _, ranks in shape.mappings):
-        return None
     by_rank, mappings = _in_group_order(
         shape.allocations, shape.mappings, listing)
     parts, order = [], []
@@ -154,44 +162,71 @@ def _shape_format(shape, with_mappings, listing):
         parts.append('"%%s":{"resources":%s}' % _percent_safe(resources))
         order.append(rank)
     text = '{"allocations":{%s}' % ','.join(parts)
+    several = False
     if with_mappings:
         parts = []
         for suffix, ranks in mappings:
             parts.append('%s:["%%s"]' % _percent_safe(suffix))
-            order.append(ranks[0])
+            if len(ranks) == 1:
+                order.append(ranks[0])
+            else:
+                order.append(tuple(ranks))
+                several = True
         text += ',"mappings":{%s}' % ','.join(parts)
-    return text + '}', tuple(order)
+    return _spaced(text + '}'), tuple(order), several
+
+
+def _spaced(text):
+    """util.upstream_spacing of a str (of the same kind of JSON)."""
+    return text.replace(',', ', ').replace(':', ': ')
+
+
+def _filled(order, ranked):
+    """The values of a shape's placeholders (see _shape_format) when
+    some mapping names several providers: their uuids sorted, joined
+    as the items of a JSON list (spaced as upstream spaces them).
+    """
+    return tuple([ranked[item] if item.__class__ is int
+                  else '", "'.join(sorted(map(ranked.__getitem__, item)))
+                  for item in order])
 
 
 def _percent_safe(value):
     return orjson.dumps(value).decode().replace('%', '%%')
 
 
-def _candidates_text(candidates, uuids, with_mappings, listing):
-    """The JSON (text) of the candidates in the dict form (1.12+), each
-    shape's format built once; other candidates through _render_request.
+def _candidates_text(candidates, uuids, with_mappings, listing, memo):
+    """The JSON (text, spaced as upstream spaces it) of the candidates in
+    the dict form (1.12+), each shape's format built once; other
+    candidates through _render_request. ``memo``: ({id(shape):
+    _shape_format}, {id(ids): their uuids}), kept for the whole answer.
     """
-    formats = {}
+    formats, ranked_of = memo
     texts = []
     # The uuids of the ranks of the last Alike's ids (an anchor's alike
-    # candidates come one after the other and share their ids).
+    # candidates share their ids, and come one after the other unless
+    # shuffled), and of every ids seen (kept alive by the candidates).
     last_ids, ranked = None, None
     for candidate in candidates:
         if type(candidate) is model.Alike:
             found = formats.get(id(candidate.shape))
             if found is None:
-                found = formats[id(candidate.shape)] = (
-                    _shape_format(candidate.shape, with_mappings,
-                                  listing) or False)
-            if found:
-                text, order = found
-                if candidate.ids is not last_ids:
-                    last_ids = candidate.ids
-                    ranked = [uuids[rp_id] for rp_id in last_ids]
+                found = formats[id(candidate.shape)] = _shape_format(
+                    candidate.shape, with_mappings, listing)
+            text, order, several = found
+            if candidate.ids is not last_ids:
+                last_ids = candidate.ids
+                ranked = ranked_of.get(id(last_ids))
+                if ranked is None:
+                    ranked = ranked_of[id(last_ids)] = [
+                        uuids[rp_id] for rp_id in last_ids]
+            if several:
+                texts.append(text % _filled(order, ranked))
+            else:
                 texts.append(text % tuple(map(ranked.__getitem__, order)))
-                continue
-        texts.append(orjson.dumps(_render_request(
-            candidate, uuids, True, with_mappings, listing)).decode())
+            continue
+        texts.append(_spaced(orjson.dumps(_render_request(
+            candidate, uuids, True, with_mappings, listing)).decode()))
     return texts
 
 
@@ -208,31 +243,42 @@ def _render(result, mv, listing):
     uuids = result.uuids
     candidates = result.candidates
     parts = [b'{"allocation_requests":']
+    spaced = []
     if as_dict:
         # The shapes (model.Alike) live as long as the candidates do.
+        memo = ({}, {})
         parts.append(b'[')
         for start in range(0, len(candidates), RENDER_CHUNK):
             if start:
                 parts.append(b',')
-            parts.append(','.join(_candidates_text(
+            spaced.append(len(parts))
+            parts.append(', '.join(_candidates_text(
                 candidates[start:start + RENDER_CHUNK], uuids,
-                with_mappings, listing)).encode())
+                with_mappings, listing, memo)).encode())
         parts.append(b']')
     else:
         _encoded_items(
             parts, candidates,
             lambda chunk: [_render_request(c, uuids, False, False, ({}, {}))
                            for c in chunk], b'[')
-    parts.append(b',"provider_summaries":')
+    parts.append(b',"provider_summaries":{')
     # The summaries (kept alive by result) are the ids' owners.
-    render_summary = _summary_renderer(with_traits, with_tree)
-    _encoded_items(
-        parts, result.summaries,
-        lambda chunk: {s.uuid: render_summary(s) for s in chunk}, b'{')
-    parts.append(b'}')
+    summaries = result.summaries
+    for start in range(0, len(summaries), RENDER_CHUNK):
+        if start:
+            parts.append(b',')
+        spaced.append(len(parts))
+        parts.append(_summaries_text(summaries[start:start + RENDER_CHUNK],
+                                     with_traits, with_tree).encode())
+    parts.append(b'}}')
     # Every string here is a uuid, a class or trait name or a group
     # suffix: no ',' or ':' inside one, so spacing the bytes is exact.
-    return [util.upstream_spacing(part) for part in parts]
+    # The candidates' texts (at ``spaced``) come spaced already.
+    spaced = set(spaced)
+    for at in range(len(parts)):
+        if at not in spaced:
+            parts[at] = util.upstream_spacing(parts[at])
+    return parts
 
 
 def unknown_name_error(exc):

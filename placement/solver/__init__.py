@@ -56,12 +56,16 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
     if count is None:
         count = order.cap(query.limit, options.max_candidates)
     seen = set() if seen is None else seen
+    # Uncapped, a randomized answer is every candidate in a uniformly
+    # random order (order.shuffled, at the end): the order they are made
+    # in does not matter, and they are made unshuffled, where alike
+    # trees' walks are replayed (combine.Memo) and render alike.
+    rng = options.rng if count is not None else None
     if single.applies(snapshot, query):
         # One candidate at most per anchor: both strategies give the
         # anchors' order.
         anchors = order.anchor_order(
-            (a for a in snapshot.anchors if a in snapshot.providers),
-            options.rng)
+            (a for a in snapshot.anchors if a in snapshot.providers), rng)
         found = single.stream(snapshot, query, anchors)
     else:
         index = groups.Index(snapshot)
@@ -71,10 +75,10 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
         plan = combine.Plan(index, query)
         memo = combine.Memo(plan)
         anchors = order.anchor_order(
-            viable_anchors(index, query, per_group), options.rng)
+            viable_anchors(index, query, per_group), rng)
 
         def generator_for(anchor):
-            return memo.walk(plan.slots_for(anchor, per_group, options.rng))
+            return memo.walk(plan.slots_for(anchor, per_group, rng))
 
         found = order.stream(anchors, generator_for, options.strategy)
     # Without sharing providers every candidate lies in its anchor's tree
@@ -84,5 +88,5 @@ def solve(snapshot, query, options=model.SolverOptions(), seen=None,
     candidates = order.take_unique(found, count, seen,
                                    unique=not snapshot.sharing)
     if options.rng is not None and count is None:
-        options.rng.shuffle(candidates)
+        candidates = order.shuffled(candidates, options.rng)
     return candidates

@@ -160,15 +160,32 @@ def unsuffixed_slots(index, group):
     """
     tree_root = (index.tree_root_of_uuid(group.in_tree)
                  if group.in_tree else None)
+    # Without in_tree, forbidden traits or member_of every provider
+    # with room may contribute (_may_contribute).
+    open_to_all = (tree_root is None and not group.traits.forbidden
+                   and not group.aggregates)
+    snapshot = index.snapshot
+    providers, sharing = snapshot.providers, snapshot.sharing
+    inventories = snapshot.inventories
     per_class = []
     for rc, amount in group.resources:
         options = collections.defaultdict(list)
+        # Alike providers share their Inventory objects (see the
+        # objects layer): each verdict is reached once per object.
+        fits = {}
         for rp_id in index.by_class.get(rc, ()):
-            inv = index.snapshot.inventories[rp_id][rc]
-            if inv.fits(amount) and _may_contribute(
-                    index, group, rp_id, tree_root):
+            inv = inventories[rp_id][rc]
+            ok = fits.get(id(inv))
+            if ok is None:
+                ok = fits[id(inv)] = inv.fits(amount)
+            if not ok or not (open_to_all or _may_contribute(
+                    index, group, rp_id, tree_root)):
+                continue
+            if rp_id in sharing:
                 for anchor in index.anchors_of(rp_id):
                     options[anchor].append(rp_id)
+            else:
+                options[providers[rp_id].root_id].append(rp_id)
         per_class.append(options)
     if not per_class:
         return {}

@@ -24,6 +24,20 @@ def anchor_order(anchors, rng=None):
     return anchors
 
 
+def shuffled(items, rng):
+    """``items`` (a list) in a uniformly random order, as rng.shuffle
+    gives it but without a Python call per item: each item gets a
+    random 64-bit key and the keys are sorted (equal keys, about one
+    chance in 10**11 for 10,000 items, keep their order).
+    """
+    count = len(items)
+    if count < 2:
+        return list(items)
+    keys = memoryview(rng.getrandbits(64 * count).to_bytes(
+        8 * count, 'little')).cast('Q').tolist()
+    return [items[i] for i in sorted(range(count), key=keys.__getitem__)]
+
+
 def interleave(generators):
     """Round-robin over generators until all are exhausted."""
     active = list(generators)

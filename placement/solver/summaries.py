@@ -7,6 +7,8 @@ allocation requests use. Pure.
 import dataclasses
 import typing
 
+from placement.solver import model
+
 
 class ProviderSummary(typing.NamedTuple):
     """One provider_summaries entry, before rendering (a named tuple: a
@@ -38,11 +40,47 @@ def scope(candidates, root_of, nested_aware):
     ``root_of`` maps provider id -> root id.
     """
     used = set()
+    # An anchor's alike candidates (model.Alike) share their ids (and
+    # come one after the other unless shuffled): their shapes are listed
+    # per ids, after the ids, and the ranks of each set of shapes
+    # gathered once (see _ranks).
+    by_ids, ranks_of = {}, {}
+    alike, last_ids, shapes = model.Alike, None, None
+    add = used.add
     for candidate in candidates:
-        used.update(candidate.used_ids(nested_aware))
+        if candidate.__class__ is alike:
+            if len(candidate.ids) == 1:  # a flat deployment's candidates
+                add(candidate.ids[0])
+                continue
+            if candidate.ids is not last_ids:
+                last_ids = candidate.ids
+                shapes = by_ids.get(id(last_ids))
+                if shapes is None:
+                    shapes = by_ids[id(last_ids)] = [last_ids]
+            shapes.append(candidate.shape)
+        else:
+            used.update(candidate.used_ids(nested_aware))
+    for shapes in by_ids.values():
+        used.update(map(shapes[0].__getitem__,
+                        _ranks(ranks_of, shapes[1:], nested_aware)))
     if not nested_aware:
         return Scope(provider_ids=frozenset(used))
     return Scope(root_ids=frozenset(map(root_of.__getitem__, used)))
+
+
+def _ranks(ranks_of, shapes, nested_aware):
+    """The ranks the ``shapes`` (model.Shape) use between them, found
+    once per set of shapes in ``ranks_of``."""
+    if len(shapes) == 1:
+        key = id(shapes[0])
+    else:
+        key = frozenset(map(id, shapes))
+    ranks = ranks_of.get(key)
+    if ranks is None:
+        ranks = ranks_of[key] = set().union(*[
+            shape.ranks if nested_aware else shape.alloc_ranks
+            for shape in shapes])
+    return ranks
 
 
 def restrict_classes(summary, classes):

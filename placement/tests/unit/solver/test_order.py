@@ -1,4 +1,7 @@
 """Generation order, caps and de-duplication."""
+import collections
+import itertools
+import random
 import unittest
 
 from placement.solver import order
@@ -38,3 +41,23 @@ class TestOrder(unittest.TestCase):
 
     def test_take_unique_skips_what_earlier_chunks_saw(self):
         self.assertEqual([3], order.take_unique(iter([1, 3]), None, {1}))
+
+    def test_shuffled_is_a_permutation(self):
+        items = list(range(1000))
+        found = order.shuffled(items, random.Random(1))
+        self.assertEqual(items, sorted(found))
+        self.assertNotEqual(items, found)
+        self.assertEqual(list(range(1000)), items)  # left as it was
+        self.assertEqual([], order.shuffled([], random.Random(1)))
+        self.assertEqual([7], order.shuffled([7], random.Random(1)))
+
+    def test_shuffled_gives_every_order_alike(self):
+        # 6 orders of 3 items over 6,000 draws: about 1,000 each; a
+        # count outside 800..1,200 is beyond six standard deviations.
+        rng = random.Random(5)
+        counts = collections.Counter(
+            tuple(order.shuffled(['a', 'b', 'c'], rng))
+            for _ in range(6000))
+        self.assertEqual(set(itertools.permutations('abc')), set(counts))
+        for found in counts.values():
+            self.assertTrue(800 < found < 1200, counts)

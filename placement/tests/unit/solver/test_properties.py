@@ -142,6 +142,20 @@ class TestAgainstOracle(unittest.TestCase):
         self.assertLessEqual(set(first), oracle.candidates(snapshot, query))
 
 
+    @EXAMPLES
+    @given(problems(), st.integers(0, 99))
+    def test_randomized_unlimited_is_every_candidate_reordered(
+            self, problem, seed):
+        snapshot, query = problem
+        first = solver.solve(snapshot, query,
+                             model.SolverOptions(rng=random.Random(seed)))
+        again = solver.solve(snapshot, query,
+                             model.SolverOptions(rng=random.Random(seed)))
+        self.assertEqual(first, again)
+        self.assertEqual(len(set(first)), len(first))
+        self.assertEqual(set(first), oracle.candidates(snapshot, query))
+
+
 class TestCandidateInvariants(unittest.TestCase):
     """Direct checks of each rule on every candidate."""
 
