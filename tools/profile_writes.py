@@ -153,7 +153,7 @@ def main():
             for i in range(args.repeat):
                 step(server, 500_000 + i)
             prof.disable()
-            pstats.Stats(prof).sort_stats('cumulative').print_stats(45)
+            pstats.Stats(prof).sort_stats(os.environ.get('SORT', 'cumulative')).print_stats(int(os.environ.get('LINES', '45')))
     db.dispose()
 
 

@@ -130,6 +130,8 @@ def bump_generations(conn, seen: typing.Dict[int, int]) -> None:
 
     Raise ResourceProviderGenerationConflict unless every one matched.
     """
+    if not seen:
+        return
     if len(seen) == 1:
         [(provider_id, generation)] = seen.items()
         bump_generation(conn, provider_id, generation)
