@@ -7,7 +7,10 @@ callable, no HTTP: per request, the median CPU time of this process
 (``time.process_time``: Python work plus the driver's, not the
 database's), the SQL statements sent and the rows they returned. With
 ``--sql`` it prints the statements of one request of each step; with
-``--profile NAME`` a cProfile of that step.
+``--profile NAME`` a cProfile (CPU time) of that step. Last, 10 threads
+claim 1 VCPU each on ``--claims`` providers of 16 VCPU until all are full
+(tools/bench_claims.py's load, in process): CPU, statements and attempts
+(retries after a lost generation race) per request.
 
     .venv/bin/python tools/profile_writes.py --n 1000 \\
         --db mysql+pymysql://root@127.0.0.1/perf_writes_prof
@@ -20,6 +23,7 @@ import pstats
 import statistics
 import sys
 import time
+import uuid
 
 from oslo_config import cfg
 import sqlalchemy as sa
@@ -119,6 +123,74 @@ def measure(server, counter, step, repeat, start):
     return statistics.median(cpu), (len(counter.statements) - before) / repeat
 
 
+# --- claims under contention, in process -----------------------------------
+
+def claims(server, counter, providers, claimers):
+    """``claimers`` threads claim 1 VCPU each on random providers (16 VCPU
+    each) until all are full, through the WSGI callable (one process, so
+    the GIL serializes the Python work: the figures are CPU and statements
+    per request, and attempts per request, not a rate). Return a line."""
+    import random
+    import threading
+    from placement.objects import allocation as alloc_obj
+    rps = []
+    for i in range(providers):
+        rp = str(uuid.uuid4())
+        rps.append(rp)
+        server.call('POST', '/resource_providers', {'name': 'c-' + rp,
+                                                    'uuid': rp})
+        server.call('PUT', '/resource_providers/%s/inventories' % rp, {
+            'resource_provider_generation': 0,
+            'inventories': {'VCPU': {'total': 16}}})
+    attempts = [0]
+    write = alloc_obj.write_allocations
+
+    def counted(conn, requests):
+        attempts[0] += 1
+        return write(conn, requests)
+    alloc_obj.write_allocations = counted
+    full, counts, lock = set(), {'204': 0, '409': 0}, threading.Lock()
+
+    def claimer(seed):
+        rng = random.Random(seed)
+        while True:
+            with lock:
+                left = [rp for rp in rps if rp not in full]
+            if not left:
+                return
+            rp = rng.choice(left)
+            status = _claim(server, rp)
+            with lock:
+                counts[str(status)] += 1
+                if status == 409:
+                    full.add(rp)
+    before, cpu = len(counter.statements), time.process_time()
+    threads = [threading.Thread(target=claimer, args=(i,))
+               for i in range(claimers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    alloc_obj.write_allocations = write
+    requests = sum(counts.values())
+    return ('claims: %d granted, %d refused; per request %.2f cpu ms, '
+            '%.1f statements, %.2f attempts' % (
+                counts['204'], counts['409'],
+                (time.process_time() - cpu) * 1000 / requests,
+                (len(counter.statements) - before) / requests,
+                attempts[0] / requests))
+
+
+def _claim(server, rp):
+    body = {'allocations': {rp: {'resources': {'VCPU': 1}}},
+            'project_id': br.PROJECT, 'user_id': br.USER,
+            'consumer_generation': None, 'consumer_type': 'INSTANCE'}
+    req = webob.Request.blank(
+        '/allocations/%s' % uuid.uuid4(), method='PUT',
+        headers=dict(br.HEADERS), body=json.dumps(body).encode())
+    return req.get_response(server.app).status_int
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--db', required=True)
@@ -127,6 +199,8 @@ def main():
     parser.add_argument('--sql', action='store_true')
     parser.add_argument('--profile')
     parser.add_argument('--only')
+    parser.add_argument('--claims', type=int, default=40, metavar='P',
+                        help='providers for the contended claims (0: none)')
     args = parser.parse_args()
     app, db = _app(args.db)
     server = InProcess(app, args.db)
@@ -154,6 +228,8 @@ def main():
                 step(server, 500_000 + i)
             prof.disable()
             pstats.Stats(prof).sort_stats(os.environ.get('SORT', 'cumulative')).print_stats(int(os.environ.get('LINES', '45')))
+    if args.claims:
+        print(claims(server, counter, args.claims, 10))
     db.dispose()
 
 

@@ -1,12 +1,14 @@
 """Allocations: reading them, and replacing the allocations of consumers.
 
 The write path is the one that must never over-commit. Within one attempt
-(one transaction) it reads the consumers with their current allocations,
-then, in ONE statement, the generation of every affected provider (gaining
+(one transaction) it reads the consumers with their current allocations
+(and, in the same round trip, the ids of the classes, projects, users and
+types named), then, in ONE statement, the generation of every affected provider (gaining
 or losing allocations) together with the inventories and usage of those
 providers. It checks capacity in Python, writes consumer and allocation
 rows, and finally compare-and-swaps the generation of every affected
-provider in id order (no deadlock between writers). As upstream does, a
+provider in one UPDATE (no deadlock between writers: each locks the
+rows in index order). As upstream does, a
 provider is "affected" when it appears in a consumer's new allocations;
 a provider that only loses allocations keeps its generation, except that
 the providers of a consumer whose new allocations are empty are bumped.
