@@ -7,8 +7,8 @@ types named), then, in ONE statement, the generation of every affected provider 
 or losing allocations) together with the inventories and usage of those
 providers. It checks capacity in Python, writes consumer and allocation
 rows, and finally compare-and-swaps the generation of every affected
-provider in one UPDATE (no deadlock between writers: each locks the
-rows in index order). As upstream does, a
+provider in one UPDATE (its scan meets the rows in the same order for
+every writer; a deadlock would be retried like any other). As upstream does, a
 provider is "affected" when it appears in a consumer's new allocations;
 a provider that only loses allocations keeps its generation, except that
 the providers of a consumer whose new allocations are empty are bumped.
