@@ -108,8 +108,10 @@ def replace_links(conn, link_table, column, provider_id, current, wanted):
         conn.execute(link_table.delete().where(
             link_table.c.resource_provider_id == provider_id,
             link_table.c[column].in_(sorted(stale))))
-    now = utcnow()
-    for linked_id in sorted(wanted - current):
-        conn.execute(link_table.insert().values(
+    added = sorted(wanted - current)
+    if added:
+        now = utcnow()
+        # One multi-row INSERT (executemany).
+        conn.execute(link_table.insert(), [
             {'resource_provider_id': provider_id, column: linked_id,
-             'created_at': now}))
+             'created_at': now} for linked_id in added])

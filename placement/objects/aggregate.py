@@ -64,24 +64,42 @@ def fetch_provider_aggregates(conn, provider_id) -> list:
     return [row.uuid for row in rows]
 
 
-def ensure_aggregate_ids(conn, uuids) -> dict:
-    """{uuid: id}, inserting the aggregates not seen before.
+def select_named_and_linked_stmt():
+    """The aggregates named (by uuid) and the provider's aggregate ids,
+    in one round trip.
+
+    SELECT agg.uuid, agg.id FROM placement_aggregates agg
+    WHERE agg.uuid IN (:uuids)
+    UNION ALL
+    SELECT NULL, rpa.aggregate_id FROM resource_provider_aggregates rpa
+    WHERE rpa.resource_provider_id = :rp_id
+    """
+    agg = models.placement_aggregates
+    rpa = models.resource_provider_aggregates
+    return sa.union_all(
+        sa.select(agg.c.uuid, agg.c.id).where(
+            agg.c.uuid.in_(sa.bindparam('uuids', expanding=True))),
+        sa.select(sa.null(), rpa.c.aggregate_id).where(
+            rpa.c.resource_provider_id == sa.bindparam('rp_id')))
+
+
+_NAMED_AND_LINKED = select_named_and_linked_stmt()
+
+
+def ensure_aggregate_ids(conn, uuids, rows) -> dict:
+    """{uuid: id}, inserting the aggregates not among ``rows`` (uuid, id:
+    those the IN matched).
 
     Uuids are stored as given. On MariaDB's case-insensitive collation
     'ABC...' finds the stored 'abc...' row, so a row the IN matched under
     another spelling is that aggregate (inserting would be a duplicate).
     """
     agg = models.placement_aggregates
-    uuids = sorted(set(uuids))
-    if not uuids:
-        return {}
-    rows = conn.execute(
-        sa.select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(uuids))).all()
     by_spelling = {row.uuid: row.id for row in rows}
     by_folded = {row.uuid.lower(): row.id for row in rows}
     found = {}
     now = _sql.utcnow()
-    for uuid in uuids:
+    for uuid in sorted(set(uuids)):
         agg_id = by_spelling.get(uuid, by_folded.get(uuid.lower()))
         if agg_id is None:
             agg_id = conn.execute(agg.insert().values(
@@ -93,10 +111,13 @@ def ensure_aggregate_ids(conn, uuids) -> dict:
 
 def replace_provider_aggregates(conn, provider_id, uuids) -> None:
     """Make ``uuids`` exactly the aggregates of one provider."""
-    rpa = models.resource_provider_aggregates
-    wanted = ensure_aggregate_ids(conn, uuids)
-    current = _sql.fetch_linked_ids(conn, rpa, 'aggregate_id', provider_id)
-    _sql.replace_links(conn, rpa, 'aggregate_id', provider_id, current,
+    rows = conn.execute(_NAMED_AND_LINKED, {'uuids': sorted(set(uuids)),
+                                            'rp_id': provider_id}).all()
+    named = [row for row in rows if row.uuid is not None]
+    current = {row.id for row in rows if row.uuid is None}
+    wanted = ensure_aggregate_ids(conn, uuids, named)
+    _sql.replace_links(conn, models.resource_provider_aggregates,
+                       'aggregate_id', provider_id, current,
                        set(wanted.values()))
 
 

@@ -1,12 +1,14 @@
 """Allocations: reading them, and replacing the allocations of consumers.
 
 The write path is the one that must never over-commit. Within one attempt
-(one transaction) it reads the consumers with their current allocations,
-then, in ONE statement, the generation of every affected provider (gaining
+(one transaction) it reads the consumers with their current allocations
+(and, in the same round trip, the ids of the classes, projects, users and
+types named), then, in ONE statement, the generation of every affected provider (gaining
 or losing allocations) together with the inventories and usage of those
 providers. It checks capacity in Python, writes consumer and allocation
 rows, and finally compare-and-swaps the generation of every affected
-provider in id order (no deadlock between writers). As upstream does, a
+provider in one UPDATE (its scan meets the rows in the same order for
+every writer; a deadlock would be retried like any other). As upstream does, a
 provider is "affected" when it appears in a consumer's new allocations;
 a provider that only loses allocations keeps its generation, except that
 the providers of a consumer whose new allocations are empty are bumped.
@@ -230,10 +232,9 @@ def write_allocations(conn, requests) -> None:
     Raise ResourceProviderGenerationConflict when a provider changed
     since its generation was read (the caller must roll back).
     """
-    consumers, old_rows = _fetch_consumers(
-        conn, [request.consumer_uuid for request in requests])
+    consumers, old_rows, names = _fetch_consumers(conn, requests)
     check_consumer_generations(requests, consumers)
-    names = _fetch_names(conn, requests)
+    _check_classes(requests, names)
     providers, stock = _fetch_providers(
         conn, {rp for request in requests for rp, _, _ in request.resources},
         {row.resource_provider_id for row in old_rows})
@@ -242,9 +243,9 @@ def write_allocations(conn, requests) -> None:
     check_capacity(demands, stock, providers, names.classes)
     _write_consumers(conn, requests, consumers, names)
     _replace_rows(conn, old_rows, requests, providers, names.classes)
-    for rp_id in sorted(providers_to_bump(requests, providers, old_rows)):
-        resource_provider.bump_generation(
-            conn, rp_id, providers[rp_id].generation)
+    resource_provider.bump_generations(conn, {
+        rp_id: providers[rp_id].generation
+        for rp_id in providers_to_bump(requests, providers, old_rows)})
     landed.expect_consumers({
         request.consumer_uuid: _left_by(request, consumers)
         for request in requests})
@@ -291,27 +292,40 @@ def check_consumer_generations(requests, consumers) -> None:
 
 
 def select_consumers_with_allocations_stmt():
-    """Consumers (by uuid) with each of their allocation rows.
+    """Consumers (by uuid) with each of their allocation rows, and the ids
+    of every name the write refers to, in one round trip.
 
-    SELECT c.*, p.external_id, u.external_id, ct.name,
-           a.id, a.resource_provider_id, a.resource_class_id, a.used
+    SELECT 'consumer' AS kind, c.uuid AS name, c.id, c.generation,
+           c.created_at, c.updated_at, p.external_id, u.external_id,
+           ct.name, a.id, a.resource_provider_id, a.resource_class_id,
+           a.used
     FROM consumers c JOIN projects p ... JOIN users u ...
     LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
     LEFT JOIN allocations a ON a.consumer_id = c.uuid
     WHERE c.uuid IN (:uuids)
+    UNION ALL SELECT 'class', name, id, NULL, ... FROM resource_classes
+              WHERE name IN (:class)
+    UNION ALL ... (projects, users, consumer types:
+                   consumer.named_id_selects)
 
     Allocations always have their consumer row (both are written in one
     transaction; the online data migration made rows for older ones).
     """
-    c = models.consumers
     a = models.allocations
     consumers = consumer_obj.select_consumers_stmt().subquery('c')
-    return sa.select(
-        consumers, a.c.id.label('allocation_id'),
-        a.c.resource_provider_id, a.c.resource_class_id, a.c.used,
+    found = sa.select(
+        sa.literal('consumer', sa.String).label('kind'),
+        sa.cast(consumers.c.uuid, sa.String(255)).label('name'),
+        consumers.c.id, consumers.c.generation, consumers.c.created_at,
+        consumers.c.updated_at, consumers.c.project_external_id,
+        consumers.c.user_external_id, consumers.c.consumer_type,
+        a.c.id.label('allocation_id'), a.c.resource_provider_id,
+        a.c.resource_class_id, a.c.used,
     ).select_from(consumers.outerjoin(
         a, a.c.consumer_id == consumers.c.uuid)).where(
         consumers.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+    padding = [sa.null() for _ in range(10)]
+    return sa.union_all(found, *consumer_obj.named_id_selects(padding))
 
 
 _CONSUMERS_WITH_ALLOCATIONS = select_consumers_with_allocations_stmt()
@@ -326,37 +340,43 @@ class _OldRow:
     used: int
 
 
-def _fetch_consumers(conn, consumer_uuids):
-    """({uuid: Consumer}, [_OldRow]) for the consumers being written."""
+def _fetch_consumers(conn, requests):
+    """({uuid: Consumer}, [_OldRow], Names) for the consumers being
+    written and the names they refer to (the missing are absent)."""
     consumers = {}
     old_rows = []
-    for row in conn.execute(_CONSUMERS_WITH_ALLOCATIONS,
-                            {'uuids': sorted(set(consumer_uuids))}):
-        if row.uuid not in consumers:
-            consumers[row.uuid] = consumer_obj.consumer_from_row(row)
-        if row.allocation_id is not None:
-            old_rows.append(_OldRow(row.allocation_id, row.uuid,
-                                    row.resource_provider_id,
-                                    row.resource_class_id, row.used))
-    return consumers, old_rows
-
-
-def _fetch_names(conn, requests) -> consumer_obj.Names:
-    """Ids of the classes, projects, users and types of the requests.
-
-    Raise ResourceClassNotFound for an unknown class.
-    """
-    classes = {rc for request in requests for _, rc, _ in request.resources}
-    names = consumer_obj.fetch_names(
-        conn, classes,
+    named = []
+    params = consumer_obj.named_params(
+        {rc for request in requests for _, rc, _ in request.resources},
         {request.project_id for request in requests},
         {request.user_id for request in requests},
         {request.consumer_type for request in requests
          if request.consumer_type})
+    params['uuids'] = sorted({request.consumer_uuid for request in requests})
+    for row in conn.execute(_CONSUMERS_WITH_ALLOCATIONS, params):
+        if row.kind != 'consumer':
+            named.append(row)
+            continue
+        if row.name not in consumers:
+            consumers[row.name] = consumer_obj.Consumer(
+                id=row.id, uuid=row.name,
+                project_id=row.project_external_id,
+                user_id=row.user_external_id, generation=row.generation,
+                consumer_type=row.consumer_type,
+                created_at=row.created_at, updated_at=row.updated_at)
+        if row.allocation_id is not None:
+            old_rows.append(_OldRow(row.allocation_id, row.name,
+                                    row.resource_provider_id,
+                                    row.resource_class_id, row.used))
+    return consumers, old_rows, consumer_obj.names_from_rows(named)
+
+
+def _check_classes(requests, names) -> None:
+    """Raise ResourceClassNotFound for an unknown class (the first)."""
+    classes = {rc for request in requests for _, rc, _ in request.resources}
     missing = sorted(classes - set(names.classes))
     if missing:
         raise exception.ResourceClassNotFound(name=missing[0])
-    return names
 
 
 @dataclasses.dataclass(frozen=True)
@@ -485,7 +505,9 @@ def _write_consumers(conn, requests, consumers, names) -> None:
         {request.consumer_type for request in requests
          if request.consumer_type})
     # Consumer rows are written in uuid order, whatever the body's order,
-    # so that two writers of the same consumers lock them alike.
+    # so that two writers of the same consumers lock them alike; the new
+    # ones in one INSERT, after the updates and deletes.
+    new = []
     for request in sorted(requests, key=lambda r: r.consumer_uuid):
         existing = consumers.get(request.consumer_uuid)
         if not request.resources:
@@ -500,7 +522,8 @@ def _write_consumers(conn, requests, consumers, names) -> None:
         if existing:
             consumer_obj.update_consumer(conn, existing, write)
         else:
-            consumer_obj.insert_consumer(conn, write)
+            new.append(write)
+    consumer_obj.insert_consumers(conn, new)
 
 
 def _replace_rows(conn, old_rows, requests, providers, class_ids) -> None:

@@ -98,6 +98,20 @@ class Names:
     types: typing.Dict[str, int]
 
 
+def named_id_selects(padding=()):
+    """The four lookups, one SELECT each (expanding binds, empty allowed),
+    each followed by the columns of ``padding`` (for a wider UNION).
+
+    SELECT 'class', name, id FROM resource_classes WHERE name IN (:class)
+    """
+    return [
+        sa.select(sa.literal(kind, sa.String).label('kind'),
+                  sa.cast(table.c[column], sa.String(255)).label('name'),
+                  table.c.id, *padding)
+        .where(table.c[column].in_(sa.bindparam(kind, expanding=True)))
+        for kind, table, column in _NAMED]
+
+
 def select_named_ids_stmt():
     """All four lookups in one round trip (expanding binds, empty allowed).
 
@@ -107,28 +121,53 @@ def select_named_ids_stmt():
     UNION ALL SELECT 'user', external_id, id FROM users ...
     UNION ALL SELECT 'type', name, id FROM consumer_types ...
     """
-    return sa.union_all(*[
-        sa.select(sa.literal(kind, sa.String).label('kind'),
-                  sa.cast(table.c[column], sa.String(255)).label('name'),
-                  table.c.id)
-        .where(table.c[column].in_(sa.bindparam(kind, expanding=True)))
-        for kind, table, column in _NAMED])
+    return sa.union_all(*named_id_selects())
 
 
 _NAMED_IDS = select_named_ids_stmt()
 
 
-def fetch_names(conn, classes, projects, users, types) -> Names:
-    """The ids of the named rows that exist (missing ones are absent)."""
-    wanted = {'class': classes, 'project': projects, 'user': users,
-              'type': types}
-    found = {kind: {} for kind in wanted}
-    if any(wanted.values()):
-        params = {kind: sorted(set(names)) for kind, names in wanted.items()}
-        for row in conn.execute(_NAMED_IDS, params):
-            found[row.kind][row.name] = row.id
+def named_params(classes, projects, users, types) -> dict:
+    """The bound values of ``named_id_selects``."""
+    return {'class': sorted(set(classes)), 'project': sorted(set(projects)),
+            'user': sorted(set(users)), 'type': sorted(set(types))}
+
+
+def names_from_rows(rows) -> Names:
+    """Names from rows of ``named_id_selects`` (kind, name, id)."""
+    found = {'class': {}, 'project': {}, 'user': {}, 'type': {}}
+    for row in rows:
+        found[row.kind][row.name] = row.id
     return Names(found['class'], found['project'], found['user'],
                  found['type'])
+
+
+def fetch_names(conn, classes, projects, users, types) -> Names:
+    """The ids of the named rows that exist (missing ones are absent)."""
+    params = named_params(classes, projects, users, types)
+    if not any(params.values()):
+        return names_from_rows(())
+    return names_from_rows(conn.execute(_NAMED_IDS, params))
+
+
+_INSERT_CONSUMERS = models.consumers.insert()
+
+
+def insert_consumers(conn, writes) -> None:
+    """Create consumers that this write already counts: generation 1, one
+    multi-row INSERT.
+
+    A concurrent creator of the same uuid makes this raise
+    DBDuplicateEntry; the caller retries the whole operation.
+    """
+    if not writes:
+        return
+    now = _sql.utcnow()
+    conn.execute(_INSERT_CONSUMERS, [
+        dict(uuid=write.uuid, project_id=write.project_id,
+             user_id=write.user_id, consumer_type_id=write.consumer_type_id,
+             generation=1, created_at=now, updated_at=now)
+        for write in writes])
 
 
 def _fold(name):
@@ -177,19 +216,6 @@ class ConsumerWrite:
     project_id: int
     user_id: int
     consumer_type_id: typing.Optional[int]
-
-
-def insert_consumer(conn, write: ConsumerWrite) -> None:
-    """Create a consumer that this write already counts: generation 1.
-
-    A concurrent creator of the same uuid makes this raise
-    DBDuplicateEntry; the caller retries the whole operation.
-    """
-    now = _sql.utcnow()
-    conn.execute(models.consumers.insert().values(
-        uuid=write.uuid, project_id=write.project_id, user_id=write.user_id,
-        consumer_type_id=write.consumer_type_id, generation=1,
-        created_at=now, updated_at=now))
 
 
 def update_consumer(conn, existing: Consumer, write: ConsumerWrite) -> None:

@@ -135,6 +135,81 @@ def fetch_usages(conn, provider_id) -> typing.Dict[str, int]:
     return {row.name: int(row.used) for row in rows}
 
 
+@dataclasses.dataclass(frozen=True)
+class _Current:
+    """What a replacement needs to know before it writes."""
+    class_ids: typing.Dict[str, int]          # every class named
+    existing: typing.Dict[str, Inventory]     # the provider's rows
+    usages: typing.Dict[str, int]             # of the classes named
+
+
+def select_current_stmt():
+    """One provider's inventories and the classes a write names, each with
+    the provider's usage of it, in one round trip.
+
+    SELECT rc.id, rc.name, inv.total, ..., inv.updated_at,
+           (SELECT COALESCE(SUM(a.used), 0) FROM allocations a
+            WHERE a.resource_provider_id = :rp_id
+              AND a.resource_class_id = rc.id) AS used
+    FROM inventories inv JOIN resource_classes rc
+      ON rc.id = inv.resource_class_id
+    WHERE inv.resource_provider_id = :rp_id
+    UNION ALL
+    SELECT rc.id, rc.name, NULL, ..., NULL, (same usage) FROM
+    resource_classes rc WHERE rc.name IN (:names)
+    """
+    inv = models.inventories
+    rc = models.resource_classes
+    alloc = models.allocations
+    used = sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0)).where(
+        alloc.c.resource_provider_id == sa.bindparam('rp_id'),
+        alloc.c.resource_class_id == rc.c.id).scalar_subquery()
+    fields = (inv.c.total, inv.c.reserved, inv.c.min_unit, inv.c.max_unit,
+              inv.c.step_size, inv.c.allocation_ratio, inv.c.created_at,
+              inv.c.updated_at)
+    stored = sa.select(
+        rc.c.id, rc.c.name, *fields, used.label('used'),
+        sa.literal(1, sa.Integer).label('is_stored'),
+    ).select_from(inv.join(rc, rc.c.id == inv.c.resource_class_id)).where(
+        inv.c.resource_provider_id == sa.bindparam('rp_id'))
+    named = sa.select(
+        rc.c.id, rc.c.name, *[sa.null() for _ in fields], used,
+        sa.literal(0, sa.Integer),
+    ).where(rc.c.name.in_(sa.bindparam('names', expanding=True)))
+    return sa.union_all(stored, named)
+
+
+_SELECT_CURRENT = select_current_stmt()
+
+
+def fetch_current(conn, provider_id, names) -> _Current:
+    """The provider's inventories, the ids of its classes and of
+    ``names``, and its usage of each; raise ResourceClassNotFound for an
+    unknown name (the first alphabetically)."""
+    class_ids, existing, usages = {}, {}, {}
+    rows = conn.execute(_SELECT_CURRENT, {'rp_id': provider_id,
+                                          'names': sorted(set(names))})
+    # Class id order, as fetch_inventories reads them.
+    for row in sorted(rows, key=lambda row: row.id):
+        class_ids[row.name] = row.id
+        usages[row.name] = int(row.used)
+        if row.is_stored:
+            existing[row.name] = _as_inventory(row)
+    missing = sorted(set(names) - set(class_ids))
+    if missing:
+        raise exception.ResourceClassNotFound(name=missing[0])
+    return _Current(class_ids, existing, usages)
+
+
+def _as_inventory(row):
+    return Inventory(
+        resource_class=row.name, total=row.total, reserved=row.reserved,
+        min_unit=row.min_unit, max_unit=row.max_unit,
+        step_size=row.step_size,
+        allocation_ratio=float(row.allocation_ratio),
+        created_at=row.created_at, updated_at=row.updated_at)
+
+
 def _delete_rows(conn, provider_id, class_ids):
     inv = models.inventories
     if class_ids:
@@ -143,12 +218,50 @@ def _delete_rows(conn, provider_id, class_ids):
                      .where(inv.c.resource_class_id.in_(sorted(class_ids))))
 
 
-def _update_row(conn, provider_id, class_id, inv_record, now):
+_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+           'allocation_ratio')
+
+
+def update_rows_stmt(count):
+    """Rewrite ``count`` rows of one provider, each with its own values.
+
+    UPDATE inventories SET updated_at = :now,
+        total = CASE resource_class_id WHEN :rc_0 THEN :total_0 ... END, ...
+    WHERE resource_provider_id = :rp_id
+      AND resource_class_id IN (:rc_0, ...)
+    """
     inv = models.inventories
-    conn.execute(inv.update()
-                 .where(inv.c.resource_provider_id == provider_id)
-                 .where(inv.c.resource_class_id == class_id)
-                 .values(updated_at=now, **inv_record.values()))
+    classes = [sa.bindparam('rc_%d' % k, type_=sa.Integer)
+               for k in range(count)]
+    values = {field: sa.case(
+        {classes[k]: sa.bindparam('%s_%d' % (field, k),
+                                  type_=inv.c[field].type)
+         for k in range(count)}, value=inv.c.resource_class_id)
+        for field in _FIELDS}
+    return (inv.update()
+            .where(inv.c.resource_provider_id == sa.bindparam('rp_id'))
+            .where(inv.c.resource_class_id.in_(classes))
+            .values(updated_at=sa.bindparam('now'), **values))
+
+
+# Built once per row count (the classes of one provider: a handful).
+_UPDATE_ROWS = {}
+
+
+def _update_rows(conn, provider_id, records, now):
+    """Rewrite the rows of ``records`` ([(class id, Inventory)]) in one
+    statement (``update_rows_stmt``)."""
+    if not records:
+        return
+    stmt = _UPDATE_ROWS.get(len(records))
+    if stmt is None:
+        stmt = _UPDATE_ROWS[len(records)] = update_rows_stmt(len(records))
+    params = {'rp_id': provider_id, 'now': now}
+    for k, (class_id, record) in enumerate(records):
+        params['rc_%d' % k] = class_id
+        for field, value in record.values().items():
+            params['%s_%d' % (field, k)] = value
+    conn.execute(stmt, params)
 
 
 def _insert_rows(conn, provider_id, records, now):
@@ -160,37 +273,50 @@ def _insert_rows(conn, provider_id, records, now):
 
 
 def replace_inventories(conn, provider, inventories,
-                        allow_reserved_equal_total) -> None:
-    """Make ``inventories`` ({class name: Inventory}) the provider's set.
+                        allow_reserved_equal_total
+                        ) -> typing.Dict[str, Inventory]:
+    """Make ``inventories`` ({class name: Inventory}) the provider's set;
+    return them as stored (values as written, with their timestamps).
 
     Validates each capacity (InvalidInventoryCapacity*), resolves the class
     names (ResourceClassNotFound), refuses to remove a class that has
     allocations (InventoryInUse) and only logs a warning when an inventory
     shrinks below its usage. Writes the rows; does not bump the generation
-    and does not open a transaction: the caller does both.
+    and does not open a transaction: the caller does both. At most four
+    statements: one read, then a delete, an update and an insert.
     """
     for inv in inventories.values():
         check_capacity(provider.uuid, inv, allow_reserved_equal_total)
-    existing = fetch_inventories(conn, provider.id)
-    class_ids = rc_obj.fetch_ids_by_name(conn,
-                                         set(inventories) | set(existing))
-    usages = fetch_usages(conn, provider.id)
+    current = fetch_current(conn, provider.id, inventories)
+    existing, class_ids = current.existing, current.class_ids
     # Class id order: standard classes in library order, as upstream
     # names them ('VCPU, MEMORY_MB').
     removed = sorted(set(existing) - set(inventories), key=class_ids.get)
-    in_use = [name for name in removed if usages.get(name, 0) > 0]
+    in_use = [name for name in removed if current.usages.get(name, 0) > 0]
     if in_use:
         raise exception.InventoryInUse(resource_classes=', '.join(in_use),
                                        uuid=provider.uuid)
-    _warn_on_overuse(provider.uuid, inventories, usages)
+    _warn_on_overuse(provider.uuid, inventories, current.usages)
     now = _sql.utcnow()
     _delete_rows(conn, provider.id, [class_ids[name] for name in removed])
-    for name in sorted(set(inventories) & set(existing)):
-        _update_row(conn, provider.id, class_ids[name], inventories[name],
-                    now)
+    kept = sorted(set(inventories) & set(existing))
+    _update_rows(conn, provider.id,
+                 [(class_ids[name], inventories[name]) for name in kept], now)
     _insert_rows(conn, provider.id,
                  [(class_ids[name], inventories[name])
                   for name in sorted(set(inventories) - set(existing))], now)
+    return {name: _stamped(inv, existing.get(name), now)
+            for name, inv in sorted(inventories.items(),
+                                    key=lambda item: class_ids[item[0]])}
+
+
+def _stamped(inv, before, now):
+    """``inv`` with the timestamps its row got: an updated row keeps its
+    created_at, a new one has no updated_at."""
+    if before is None:
+        return dataclasses.replace(inv, created_at=now, updated_at=None)
+    return dataclasses.replace(inv, created_at=before.created_at,
+                               updated_at=now)
 
 
 # --- operations -------------------------------------------------------------
@@ -253,11 +379,13 @@ def set_inventories(ctx, provider_uuid, seen_generation, inventories,
     with db_api.transaction(ctx) as conn:
         provider, generation = _lock_provider(conn, provider_uuid,
                                               seen_generation)
-        replace_inventories(conn, provider, inventories,
-                            allow_reserved_equal_total)
+        stored = replace_inventories(conn, provider, inventories,
+                                     allow_reserved_equal_total)
         expect_inventories(provider.uuid, generation, inventories,
                 lambda stored: (generation, stored))
-        return generation, fetch_inventories(conn, provider.id)
+        # The answer echoes the request; only the timestamps of ``stored``
+        # are shown (Last-Modified), so no read-back.
+        return generation, stored
 
 
 def _write_one(conn, provider, current, inventory,

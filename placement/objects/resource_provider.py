@@ -89,6 +89,19 @@ def fetch_providers_by_uuid(conn, uuids) -> dict:
     return {row.uuid: provider_from_row(row) for row in rows}
 
 
+def _bump_stmt():
+    rp = models.resource_providers
+    return (rp.update()
+            .where(rp.c.id == sa.bindparam('rp_id'))
+            .where(rp.c.generation == sa.bindparam('seen'))
+            .values(generation=sa.bindparam('new'),
+                    updated_at=sa.bindparam('now')))
+
+
+# Built once: building a statement costs more CPU than running it.
+_BUMP = _bump_stmt()
+
+
 def bump_generation(conn, provider_id, seen_generation) -> int:
     """Compare-and-swap the generation; return the new one.
 
@@ -98,16 +111,40 @@ def bump_generation(conn, provider_id, seen_generation) -> int:
     Raise ResourceProviderGenerationConflict when no row matched: someone
     else changed the provider since ``seen_generation`` was read.
     """
-    rp = models.resource_providers
     new_generation = seen_generation + 1
-    result = conn.execute(
-        rp.update()
-        .where(rp.c.id == provider_id)
-        .where(rp.c.generation == seen_generation)
-        .values(generation=new_generation, updated_at=_sql.utcnow()))
+    result = conn.execute(_BUMP, {'rp_id': provider_id,
+                                  'seen': seen_generation,
+                                  'new': new_generation,
+                                  'now': _sql.utcnow()})
     if result.rowcount != 1:
         raise exception.ResourceProviderGenerationConflict()
     return new_generation
+
+
+def bump_generations(conn, seen: typing.Dict[int, int]) -> None:
+    """Compare-and-swap the generations of several providers (``seen``:
+    {provider id: generation read}) in one statement, ids in order.
+
+    UPDATE resource_providers SET generation = generation + 1, updated_at
+    WHERE (id = :id1 AND generation = :g1) OR (id = :id2 AND ...)
+
+    Raise ResourceProviderGenerationConflict unless every one matched.
+    """
+    if not seen:
+        return
+    if len(seen) == 1:
+        [(provider_id, generation)] = seen.items()
+        bump_generation(conn, provider_id, generation)
+        return
+    rp = models.resource_providers
+    result = conn.execute(
+        rp.update()
+        .where(sa.or_(*[sa.and_(rp.c.id == provider_id,
+                                rp.c.generation == generation)
+                        for provider_id, generation in sorted(seen.items())]))
+        .values(generation=rp.c.generation + 1, updated_at=_sql.utcnow()))
+    if result.rowcount != len(seen):
+        raise exception.ResourceProviderGenerationConflict()
 
 
 def lock_provider_row(conn, uuid) -> None:
@@ -122,16 +159,40 @@ def lock_provider_row(conn, uuid) -> None:
                  .with_for_update()).all()
 
 
+@dataclasses.dataclass(frozen=True)
+class LockedProvider:
+    """What a write of one provider's content needs of its row."""
+    id: int
+    uuid: str
+    generation: int
+
+
+def _select_locked_stmt():
+    rp = models.resource_providers
+    return (sa.select(rp.c.id, rp.c.uuid, rp.c.generation)
+            .where(rp.c.uuid == sa.bindparam('uuid')).with_for_update())
+
+
+_SELECT_LOCKED = _select_locked_stmt()
+
+
 def fetch_locked_provider(conn, uuid,
                           seen_generation: typing.Optional[int] = None
-                          ) -> Provider:
-    """Lock the provider's row (``lock_provider_row``), then read it.
+                          ) -> LockedProvider:
+    """Read the provider's id and generation with a locking read.
 
-    Raise ResourceProviderNotFound, and ResourceProviderGenerationConflict
-    when ``seen_generation`` is given and is not the current generation.
+    SELECT id, uuid, generation FROM resource_providers
+    WHERE uuid = :uuid FOR UPDATE
+
+    One statement locks and reads (``lock_provider_row`` says why the lock
+    comes first). Raise ResourceProviderNotFound, and
+    ResourceProviderGenerationConflict when ``seen_generation`` is given
+    and is not the current generation.
     """
-    lock_provider_row(conn, uuid)
-    provider = fetch_provider(conn, uuid)
+    row = conn.execute(_SELECT_LOCKED, {'uuid': uuid}).first()
+    if row is None:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    provider = LockedProvider(row.id, row.uuid, row.generation or 0)
     if (seen_generation is not None
             and seen_generation != provider.generation):
         raise exception.ResourceProviderGenerationConflict()
@@ -172,20 +233,61 @@ def _translate_duplicate(exc, uuid, name):
     return exception.DuplicateName(field='name', value=name)
 
 
-def _insert_provider(conn, uuid, name, parent):
+def _select_parent_stmt():
+    """SELECT parent.id, parent.uuid, parent.root_provider_id, root.uuid
+    FROM resource_providers parent
+    LEFT JOIN resource_providers root ON root.id = parent.root_provider_id
+    WHERE parent.uuid = :uuid
+    """
+    parent = models.resource_providers.alias('parent')
+    root = models.resource_providers.alias('root')
+    return sa.select(
+        parent.c.id, parent.c.uuid, parent.c.root_provider_id,
+        root.c.uuid.label('root_uuid'),
+    ).select_from(parent.outerjoin(
+        root, root.c.id == parent.c.root_provider_id)).where(
+        parent.c.uuid == sa.bindparam('uuid'))
+
+
+_SELECT_PARENT = _select_parent_stmt()
+_INSERT = models.resource_providers.insert()
+
+
+def _set_own_root_stmt():
     rp = models.resource_providers
+    return rp.update().where(rp.c.id == sa.bindparam('rp_id')).values(
+        root_provider_id=sa.bindparam('rp_id'))
+
+
+_SET_OWN_ROOT = _set_own_root_stmt()
+
+
+def _insert_provider(conn, uuid, name, parent) -> Provider:
+    """Insert the row; the provider as stored, without reading it back.
+
+    The unique keys on uuid and name refuse a duplicate (DBDuplicateEntry,
+    which the caller translates): no SELECT beforehand. A root learns its
+    own id by an update; its updated_at is set from birth (upstream's root
+    rows carry it, its child rows do not).
+    """
     now = _sql.utcnow()
-    provider_id = conn.execute(rp.insert().values(
-        uuid=uuid, name=name, generation=0, created_at=now, updated_at=None,
+    updated_at = None if parent else now
+    provider_id = conn.execute(_INSERT, dict(
+        uuid=uuid, name=name, generation=0, created_at=now,
+        updated_at=updated_at,
         parent_provider_id=parent.id if parent else None,
         root_provider_id=parent.root_provider_id if parent else None,
     )).inserted_primary_key[0]
     if parent is None:
-        # A root learns its own id by an update, which stamps updated_at:
-        # upstream's root rows carry it from birth, its child rows do not.
-        conn.execute(rp.update().where(rp.c.id == provider_id)
-                     .values(root_provider_id=provider_id, updated_at=now))
-    return provider_id
+        conn.execute(_SET_OWN_ROOT, {'rp_id': provider_id})
+    return Provider(
+        id=provider_id, uuid=uuid, name=name, generation=0,
+        parent_provider_id=parent.id if parent else None,
+        root_provider_id=(parent.root_provider_id if parent else None)
+        or provider_id,
+        parent_provider_uuid=parent.uuid if parent else None,
+        root_provider_uuid=(parent.root_uuid if parent else None) or uuid,
+        created_at=now, updated_at=updated_at)
 
 
 @db_api.operation
@@ -195,7 +297,8 @@ def create_provider(ctx, uuid: str, name: str,
 
     ``uuid`` must already be canonical. Raises ObjectActionError for a bad
     name or parent, DuplicateName for a taken uuid or name. Opens its own
-    transaction.
+    transaction: two statements (the parent's row, or the root's own id;
+    and the INSERT).
     """
     if not name:
         raise _create_error('name is required')
@@ -208,25 +311,34 @@ def create_provider(ctx, uuid: str, name: str,
             parent = None
             if parent_uuid is not None:
                 parent = _fetch_parent(conn, parent_uuid)
-            _check_unique(conn, uuid, name)
-            _insert_provider(conn, uuid, name, parent)
-            created = fetch_provider(conn, uuid)
+            created = _insert_provider(conn, uuid, name, parent)
             landed.expect_row(models.resource_providers.c.id, created.id,
                               True, lambda found: fetch_provider(found, uuid))
             return created
     except db_exc.DBDuplicateEntry as exc:
-        raise _translate_duplicate(exc, uuid, name)
+        if _uuid_taken(ctx, uuid):
+            # A row with both: the database may report either key first
+            # (PostgreSQL checks name first on a migrated schema); the
+            # uuid is the one named, as upstream does.
+            raise exception.DuplicateName(field='uuid', value=uuid)
+        raise _translate_duplicate(exc, None, name)
     except db_exc.DBReferenceError:
         # The parent was deleted while this create ran.
         raise _create_error('parent provider UUID does not exist.')
 
 
+@db_api.operation
+def _uuid_taken(ctx, uuid) -> bool:
+    with db_api.reader(ctx) as conn:
+        return _has_rows(conn, models.resource_providers.c.uuid, uuid)
+
+
 def _fetch_parent(conn, parent_uuid):
-    try:
-        return fetch_provider(conn, parent_uuid)
-    except exception.ResourceProviderNotFound:
+    row = conn.execute(_SELECT_PARENT, {'uuid': parent_uuid}).first()
+    if row is None:
         # Upstream words this one as a 'create' failure on update too.
         raise _create_error('parent provider UUID does not exist.')
+    return row
 
 
 # --- read -----------------------------------------------------------------

@@ -253,13 +253,57 @@ def _expect_traits(provider_uuid, generation, wanted_ids):
     landed.expect_provider(provider_uuid, generation, matches)
 
 
+def select_named_and_linked_stmt():
+    """The traits named (by name order) and the provider's trait ids, in
+    one round trip.
+
+    SELECT t.id, t.name, t.created_at, t.updated_at, 1 AS is_named
+    FROM traits t WHERE t.name IN (:names)
+    UNION ALL
+    SELECT rpt.trait_id, NULL, NULL, NULL, 0
+    FROM resource_provider_traits rpt WHERE rpt.resource_provider_id = :rp_id
+    ORDER BY name
+    """
+    trait = models.traits
+    rpt = models.resource_provider_traits
+    named = sa.select(
+        trait.c.id, trait.c.name, trait.c.created_at, trait.c.updated_at,
+        sa.literal(1, sa.Integer).label('is_named'),
+    ).where(trait.c.name.in_(sa.bindparam('names', expanding=True)))
+    linked = sa.select(
+        rpt.c.trait_id, sa.null(), sa.null(), sa.null(),
+        sa.literal(0, sa.Integer),
+    ).where(rpt.c.resource_provider_id == sa.bindparam('rp_id'))
+    return sa.union_all(named, linked).order_by(sa.column('name'))
+
+
+_NAMED_AND_LINKED = select_named_and_linked_stmt()
+
+
+def _fetch_named_and_linked(conn, provider_id, names):
+    """([Trait named, in the database's name order], {their ids}, {the
+    provider's trait ids}); raise TraitNotFound naming the missing."""
+    named, wanted, current = [], set(), set()
+    for row in conn.execute(_NAMED_AND_LINKED, {
+            'names': sorted(set(names)), 'rp_id': provider_id}):
+        if row.is_named:
+            named.append(_trait_from_row(row))
+            wanted.add(row.id)
+        else:
+            current.add(row.id)
+    missing = sorted(set(names) - {trait.name for trait in named})
+    if missing:
+        raise exception.TraitNotFound(names=', '.join(missing))
+    return named, wanted, current
+
+
 @db_api.operation
 def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
     with db_api.transaction(ctx) as conn:
         provider = rp_obj.fetch_locked_provider(conn, provider_uuid,
                                                 seen_generation)
-        wanted = set(fetch_ids_by_name(conn, names).values())
-        current = fetch_provider_trait_ids(conn, provider.id)
+        named, wanted, current = _fetch_named_and_linked(
+            conn, provider.id, names)
         generation = provider.generation
         if wanted != current:
             # The compare-and-swap first: it locks the provider row, so
@@ -268,6 +312,5 @@ def _set_provider_traits(ctx, provider_uuid, names, seen_generation):
                                                 provider.generation)
             replace_provider_traits(conn, provider.id, current, wanted)
             _expect_traits(provider.uuid, generation, wanted)
-        return ProviderTraits(
-            tuple(fetch_provider_traits(conn, provider.id, by_name=True)),
-            generation)
+        # The provider now has exactly the named traits: no read-back.
+        return ProviderTraits(tuple(named), generation)
