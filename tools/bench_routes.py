@@ -13,7 +13,11 @@ load of a shared machine falls on both alike:
           children); PUT inventories, traits, aggregates of a provider;
           POST /allocations (two consumers); PUT /allocations/{consumer}
   rate    GET /resource_providers (all) at concurrency C, requests/s,
-          alternating bursts between the servers
+          alternating bursts between the servers; measured after the
+          reads and before the writes, on the N loaded providers only
+          (upstream 16.0.0 answers this listing with a 500 once
+          providers created through its API sit beside the loaded
+          ones, whose timestamps are NULL)
 
 Each route is measured in ``--rounds`` rounds; a round's figure is the
 median over ``--repeat`` requests. The table gives the median of the
@@ -292,7 +296,10 @@ def main():
     print('%-36s | %17s | %17s | ratio (range)' % (
         'route', 'ours ms [p95]', 'other ms [p95]'))
     counter = [0]
+    rate_done = False
     for name, step in steps():
+        if not rate_done and name == FIRST_WRITE:
+            rate_done = _maybe_rates(servers, args, counter)
         if args.only and args.only not in name:
             continue
         for server in servers:  # warm both (caches, statements)
@@ -303,9 +310,19 @@ def main():
             samples = interleaved(servers, step, args.repeat, counter)
             rounds.append({k: _figures(v) for k, v in samples.items()})
         print('%-36s | %s' % (name, _summary(rounds, labels)), flush=True)
+    if not rate_done:
+        _maybe_rates(servers, args, counter)
+    print('# load after: %s' % (os.getloadavg(),))
+
+
+# The first step that writes: the rate phase runs before it.
+FIRST_WRITE = 'POST /resource_providers'
+
+
+def _maybe_rates(servers, args, counter):
     if args.concurrency and args.only in (None, 'rate'):
         _print_rates(servers, args, counter)
-    print('# load after: %s' % (os.getloadavg(),))
+    return True
 
 
 def _print_rates(servers, args, counter):
