@@ -219,7 +219,7 @@ def list_resource_providers(req):
             'Invalid trait(s) in "required" parameter: %s' % exc)
     return util.encoded_json_response(
         req, mv, _encode_provider_list(req, mv, providers),
-        modified=util.newest(row[5] for row in providers))
+        modified=util.newest([provider_list.newest_of(providers)]))
 
 
 @wsgi_wrapper.PlacementWsgify

@@ -6,6 +6,7 @@ with their entities (``aggregate.member_of_clauses``,
 ``trait.trait_clauses``, ``_sql.provider_fits_clause``). No WebOb here.
 """
 import dataclasses
+import datetime
 import functools
 import typing
 
@@ -52,10 +53,14 @@ def _select_listed_stmt():
 
     SELECT rp.uuid, rp.name, rp.generation, parent.uuid,
            COALESCE(root.uuid, rp.uuid),
-           COALESCE(rp.updated_at, rp.created_at)
+           CAST(COALESCE(rp.updated_at, rp.created_at) AS VARCHAR)
     FROM resource_providers rp
     LEFT JOIN resource_providers parent ON parent.id = rp.parent_provider_id
     LEFT JOIN resource_providers root ON root.id = rp.root_provider_id
+
+    The time as text: the driver makes a datetime of a DATETIME value
+    (PyMySQL: 3 ms for 1,000 rows, a third of the request), where only
+    the newest is wanted (``newest_of``).
 
     Built once (a statement is immutable; each filter makes a copy).
     """
@@ -65,7 +70,8 @@ def _select_listed_stmt():
     return sa.select(
         rp.c.uuid, rp.c.name, rp.c.generation, parent.c.uuid,
         sa.func.coalesce(root.c.uuid, rp.c.uuid),
-        sa.func.coalesce(rp.c.updated_at, rp.c.created_at),
+        sa.cast(sa.func.coalesce(rp.c.updated_at, rp.c.created_at),
+                sa.String),
     ).select_from(
         rp.outerjoin(parent, parent.c.id == rp.c.parent_provider_id)
           .outerjoin(root, root.c.id == rp.c.root_provider_id))
@@ -107,6 +113,19 @@ def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids):
     return stmt.order_by(rp.c.id)
 
 
+def newest_of(rows):
+    """The latest time of ``list_providers``' rows (naive UTC), or None.
+
+    Each backend writes its times in one fixed-width ISO form
+    ('YYYY-MM-DD HH:MM:SS', with or without a fraction), so the greatest
+    text is the latest time.
+    """
+    stamps = [row[5] for row in rows if row[5] is not None]
+    if not stamps:
+        return None
+    return datetime.datetime.fromisoformat(max(stamps))
+
+
 def _looked_up_in_sql(table, names):
     """{name: (SELECT id FROM <table> WHERE name = :name)}."""
     return {name: sa.select(table.c.id).where(table.c.name == name)
@@ -126,7 +145,7 @@ def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[tuple]:
     """Providers matching every filter, by id, as plain tuples (no
     object per row: a list of 1,000 is the hot path of compute nodes):
     (uuid, name, generation, parent uuid or None, root uuid, updated_at
-    or else created_at).
+    or else created_at as text: see ``newest_of``).
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names. When
     a match proves the names exist (``_self_checking``), they are looked
