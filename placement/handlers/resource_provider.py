@@ -103,10 +103,9 @@ def _provider_list_encoder(req, mv):
     template += '}'
 
     def encode(row):
-        uuid, name, generation, parent, root, _modified = row
-        return template % {'u': _QUOTE(uuid)[1:-1], 'n': _quote(name),
-                           'g': generation or 0, 'p': _quote(parent),
-                           'r': _quote(root)}
+        return template % {'u': _QUOTE(row[0])[1:-1], 'n': _quote(row[1]),
+                           'g': row[2] or 0, 'p': _quote(row[3]),
+                           'r': _quote(row[4])}
     return encode
 
 

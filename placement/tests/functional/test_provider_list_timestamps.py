@@ -54,3 +54,37 @@ class MixedTimestampsTest(unittest.TestCase):
         self.assertEqual(
             stored.replace(tzinfo=datetime.timezone.utc),
             resp.last_modified)
+
+
+class AwkwardNamesTest(unittest.TestCase):
+    """Names the packed MySQL read cannot carry (quotes, backslashes,
+    control characters) and ones it can (non-ASCII): the list shows each
+    as stored, in id order, on every backend."""
+
+    NAMES = ['plain', 'quote "q"', 'back\\slash', 'tab\tnew\nline',
+             'caf\u00e9', '[1, 2]', 'null']
+
+    def test_names_come_back_as_stored(self):
+        app_fixture.on_each_backend(self, self._check)
+
+    def _check(self, placement):
+        made = []
+        for name in self.NAMES:
+            rp = str(uuid.uuid4())
+            resp = _send(placement.app, 'POST', '/resource_providers',
+                         {'name': name, 'uuid': rp})
+            self.assertEqual(200, resp.status_int, resp.text)
+            made.append((rp, name))
+        for names in (self.NAMES, ['plain', 'caf\u00e9']):
+            for rp, name in made:
+                if name not in names:
+                    _send(placement.app, 'DELETE',
+                          '/resource_providers/%s' % rp)
+            resp = _send(placement.app, 'GET', '/resource_providers')
+            self.assertEqual(200, resp.status_int, resp.text)
+            self.assertEqual(
+                [(rp, name) for rp, name in made if name in names],
+                [(p['uuid'], p['name'])
+                 for p in resp.json['resource_providers']])
+            self.assertEqual(json.dumps(resp.json).encode('ascii'),
+                             resp.body)
