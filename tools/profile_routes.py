@@ -22,6 +22,7 @@ that route's requests, sorted by ``--sort``.
 """
 import argparse
 import cProfile
+import datetime
 import io
 import os
 import pstats
@@ -187,10 +188,12 @@ def _setup(url, n):
     with db.writer.begin() as conn:
         # As providers made through the API have them (the loaded rows
         # have none): a creation time, and an update time on half.
-        conn.execute(sa.text(
-            "UPDATE resource_providers SET created_at = '2026-11-24 "
-            "10:00:00', updated_at = CASE WHEN MOD(id, 2) = 0 THEN "
-            "'2026-11-24 11:00:00' END"))
+        made = datetime.datetime(2026, 11, 24, 10)
+        conn.execute(sa.text('UPDATE resource_providers SET created_at '
+                             '= :t'), {'t': made})
+        conn.execute(sa.text('UPDATE resource_providers SET updated_at '
+                             '= :t WHERE MOD(id, 2) = 0'),
+                     {'t': made + datetime.timedelta(hours=1)})
     with db.writer.connect() as conn:
         uuids = [row[0] for row in conn.execute(sa.text(
             'SELECT uuid FROM resource_providers ORDER BY id'))]
