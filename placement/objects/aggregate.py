@@ -6,6 +6,7 @@ deleted. Queries take ``conn`` first; ``get_aggregates`` and
 ``set_aggregates`` each open one transaction. No WebOb here.
 """
 import dataclasses
+import functools
 import typing
 
 import sqlalchemy as sa
@@ -123,12 +124,25 @@ def replace_provider_aggregates(conn, provider_id, uuids) -> None:
 
 @db_api.operation
 def get_aggregates(ctx, provider_uuid: str) -> ProviderAggregates:
-    """The aggregates of a provider; raise ResourceProviderNotFound."""
+    """The aggregates of a provider, by aggregate id; raise
+    ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
-        provider = rp_obj.fetch_provider(conn, provider_uuid)
-        return ProviderAggregates(
-            tuple(fetch_provider_aggregates(conn, provider.id)),
-            provider.generation)
+        provider, rows = rp_obj.fetch_with_children(
+            conn, _select_provider_aggregates_stmt(), provider_uuid)
+    return ProviderAggregates(tuple(row[1] for row in rows),
+                              provider.generation)
+
+
+@functools.cache
+def _select_provider_aggregates_stmt():
+    """The provider and its aggregate uuids, in one statement."""
+    rpa = models.resource_provider_aggregates
+    agg = models.placement_aggregates
+    return rp_obj.select_with_children_stmt(
+        (agg.c.uuid,),
+        ((rpa, lambda rp: rpa.c.resource_provider_id == rp.c.id),
+         (agg, lambda rp: agg.c.id == rpa.c.aggregate_id)),
+        (agg.c.id,))
 
 
 @db_api.operation(on_duplicate='retry')

@@ -10,6 +10,7 @@ in it. No WebOb or microversions here: callers pass explicit flags such as
 """
 import dataclasses
 import datetime
+import functools
 import typing
 
 from oslo_log import log as logging
@@ -352,10 +353,27 @@ def expect_inventories(provider_uuid, generation, wanted, result):
 
 @db_api.operation
 def get_inventories(ctx, provider_uuid):
-    """(Provider, {class name: Inventory}); ResourceProviderNotFound."""
+    """(rp_obj.Generation, {class name: Inventory}) in class id order;
+    ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
-        provider = rp_obj.fetch_provider(conn, provider_uuid)
-        return provider, fetch_inventories(conn, provider.id)
+        provider, rows = rp_obj.fetch_with_children(
+            conn, _select_provider_inventories_stmt(), provider_uuid)
+    return provider, {row.resource_class: _inventory_from_row(row)
+                      for row in rows}
+
+
+@functools.cache
+def _select_provider_inventories_stmt():
+    """The provider and its inventories, in one statement."""
+    inv = models.inventories
+    rc = models.resource_classes
+    return rp_obj.select_with_children_stmt(
+        (rc.c.name.label('resource_class'), inv.c.total, inv.c.reserved,
+         inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+         inv.c.allocation_ratio, inv.c.created_at, inv.c.updated_at),
+        ((inv, lambda rp: inv.c.resource_provider_id == rp.c.id),
+         (rc, lambda rp: rc.c.id == inv.c.resource_class_id)),
+        (inv.c.resource_class_id,))
 
 
 def get_inventory(ctx, provider_uuid, resource_class):

@@ -8,6 +8,7 @@ begin or commit; the public operations (``create_provider``,
 """
 import dataclasses
 import datetime
+import functools
 import typing
 
 from oslo_db import exception as db_exc
@@ -37,6 +38,7 @@ class Provider:
     updated_at: typing.Optional[datetime.datetime]
 
 
+@functools.cache
 def select_providers_stmt():
     """Providers with their parent and root uuids.
 
@@ -69,14 +71,56 @@ def provider_from_row(row):
         created_at=row.created_at, updated_at=row.updated_at)
 
 
+@functools.cache
+def _select_provider_by_uuid_stmt():
+    rp = models.resource_providers
+    return select_providers_stmt().where(
+        rp.c.uuid == sa.bindparam('provider_uuid'))
+
+
 def fetch_provider(conn, uuid) -> Provider:
     """The provider with ``uuid``; raise ResourceProviderNotFound."""
-    rp = models.resource_providers
-    row = conn.execute(
-        select_providers_stmt().where(rp.c.uuid == uuid)).first()
+    row = conn.execute(_select_provider_by_uuid_stmt(),
+                       {'provider_uuid': uuid}).first()
     if row is None:
         raise exception.ResourceProviderNotFound(uuid=uuid)
     return provider_from_row(row)
+
+
+class Generation(typing.NamedTuple):
+    """What a listing of a provider's own rows tells of the provider."""
+    uuid: str
+    generation: int
+
+
+def select_with_children_stmt(columns, joins, order_by):
+    """One provider (the bind parameter ``provider_uuid``) and its child
+    rows in one statement, a row per child and one row without when it
+    has none:
+
+    SELECT rp.generation, <columns> FROM resource_providers rp
+    LEFT JOIN <table> ON <on> ...  -- ``joins``: (table, on(rp)) pairs
+    WHERE rp.uuid = :provider_uuid ORDER BY <order_by>
+    """
+    rp = models.resource_providers
+    source = rp
+    for table, on in joins:
+        source = source.outerjoin(table, on(rp))
+    return (sa.select(rp.c.generation, *columns).select_from(source)
+            .where(rp.c.uuid == sa.bindparam('provider_uuid'))
+            .order_by(*order_by))
+
+
+def fetch_with_children(conn, stmt, uuid):
+    """(Generation, child rows) of ``select_with_children_stmt``'s
+    ``stmt``: a round trip where a lookup of the provider and one of its
+    rows took two. Raise ResourceProviderNotFound.
+    """
+    rows = conn.execute(stmt, {'provider_uuid': uuid}).all()
+    if not rows:
+        raise exception.ResourceProviderNotFound(uuid=uuid)
+    return (Generation(uuid, rows[0][0] or 0),
+            [row for row in rows if row[1] is not None])
 
 
 def fetch_providers_by_uuid(conn, uuids) -> dict:

@@ -6,6 +6,7 @@ operations each open exactly one transaction. No WebOb here.
 """
 import dataclasses
 import datetime
+import functools
 import typing
 
 from oslo_db import exception as db_exc
@@ -204,14 +205,28 @@ def fetch_provider_traits(conn, provider_id,
     return [_trait_from_row(row) for row in rows]
 
 
+@functools.cache
+def _select_provider_traits_stmt():
+    """The provider and its traits by trait id, in one statement."""
+    trait = models.traits
+    rpt = models.resource_provider_traits
+    return rp_obj.select_with_children_stmt(
+        (trait.c.name, trait.c.created_at, trait.c.updated_at),
+        ((rpt, lambda rp: rpt.c.resource_provider_id == rp.c.id),
+         (trait, lambda rp: trait.c.id == rpt.c.trait_id)),
+        (trait.c.id,))
+
+
 @db_api.operation
 def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
-    """The traits of a provider; raise ResourceProviderNotFound."""
+    """The traits of a provider, by trait id (as upstream's GET shows
+    them); raise ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
-        provider = rp_obj.fetch_provider(conn, provider_uuid)
-        return ProviderTraits(
-            tuple(fetch_provider_traits(conn, provider.id)),
-            provider.generation)
+        provider, rows = rp_obj.fetch_with_children(
+            conn, _select_provider_traits_stmt(), provider_uuid)
+    return ProviderTraits(
+        tuple(Trait(row[1], row[2], row[3]) for row in rows),
+        provider.generation)
 
 
 def fetch_provider_trait_ids(conn, provider_id) -> set:

@@ -5,6 +5,7 @@ Two read operations, each one transaction with a fixed number of queries.
 1.38 grouping rules (``all``, ``unknown``, consumer_count) live.
 """
 import collections
+import functools
 import typing
 
 import sqlalchemy as sa
@@ -57,16 +58,25 @@ def get_provider_usages(ctx, provider_uuid):
         return provider, {row.name: int(row.used) for row in rows}
 
 
-def _project_filter(project_id, user_id, consumer_type):
-    """WHERE clauses for the project report's consumer filters."""
-    consumer = models.consumers
-    clauses = [models.projects.c.external_id == project_id]
-    if user_id is not None:
-        clauses.append(models.users.c.external_id == user_id)
-    if consumer_type == UNKNOWN:
-        clauses.append(consumer.c.consumer_type_id.is_(None))
-    elif consumer_type not in (None, ALL):
-        clauses.append(models.consumer_types.c.name == consumer_type)
+def _filter_shape(user_id, consumer_type):
+    """What the project report's statements depend on besides values:
+    (a user given, the consumer type: None, 'all', 'unknown' or 'named').
+    """
+    named = consumer_type not in (None, ALL, UNKNOWN)
+    return user_id is not None, 'named' if named else consumer_type
+
+
+def _project_filter(has_user, type_mode):
+    """WHERE clauses for the project report's consumer filters, with the
+    bind parameters project_id, user_id and consumer_type."""
+    clauses = [models.projects.c.external_id == sa.bindparam('project_id')]
+    if has_user:
+        clauses.append(models.users.c.external_id == sa.bindparam('user_id'))
+    if type_mode == UNKNOWN:
+        clauses.append(models.consumers.c.consumer_type_id.is_(None))
+    elif type_mode == 'named':
+        clauses.append(models.consumer_types.c.name
+                       == sa.bindparam('consumer_type'))
     return clauses
 
 
@@ -88,8 +98,10 @@ def _types_first_unknown():
     return (sa.case((name.is_(None), 0), else_=1), name)
 
 
-def select_project_usages_stmt(project_id, user_id=None, consumer_type=None):
-    """Used amounts per (consumer type, class) of a project's consumers.
+@functools.cache
+def select_project_usages_stmt(has_user=False, type_mode=None):
+    """Used amounts per (consumer type, class) of a project's consumers
+    (built once per ``_filter_shape``; values are bind parameters).
 
     SELECT ct.name, rc.name, SUM(a.used) FROM allocations a
     JOIN consumers c ON c.uuid = a.consumer_id JOIN projects p ...
@@ -108,14 +120,16 @@ def select_project_usages_stmt(project_id, user_id=None, consumer_type=None):
         _consumers_from()
         .join(alloc, alloc.c.consumer_id == models.consumers.c.uuid)
         .join(rc, rc.c.id == alloc.c.resource_class_id)
-    ).where(*_project_filter(project_id, user_id, consumer_type)
+    ).where(*_project_filter(has_user, type_mode)
             ).group_by(ctype.c.name, rc.c.id, rc.c.name
                        ).order_by(rc.c.id, *_types_first_unknown())
 
 
-def select_consumer_counts_stmt(project_id, user_id=None,
-                                consumer_type=None, by_type=True):
-    """Distinct consumers that have allocations, per consumer type.
+@functools.cache
+def select_consumer_counts_stmt(has_user=False, type_mode=None,
+                                by_type=True):
+    """Distinct consumers that have allocations, per consumer type
+    (built once per ``_filter_shape``; values are bind parameters).
 
     SELECT ct.name, COUNT(DISTINCT c.id) FROM consumers c JOIN ...
     WHERE ... AND EXISTS (allocations of c) GROUP BY ct.name
@@ -129,7 +143,7 @@ def select_consumer_counts_stmt(project_id, user_id=None,
         type_column.label('consumer_type'),
         sa.func.count(sa.distinct(consumer.c.id)).label('consumer_count'),
     ).select_from(_consumers_from()).where(
-        has_allocations, *_project_filter(project_id, user_id, consumer_type))
+        has_allocations, *_project_filter(has_user, type_mode))
     if not by_type:
         return stmt
     return stmt.group_by(ctype.c.name).order_by(*_types_first_unknown())
@@ -177,13 +191,15 @@ def get_project_usages(ctx, project_id, user_id=None, consumer_type=None,
 
     ``consumer_type`` is a type name, 'all', 'unknown' or None.
     """
+    shape = _filter_shape(user_id, consumer_type)
+    values = {'project_id': project_id, 'user_id': user_id,
+              'consumer_type': consumer_type}
     with db_api.reader(ctx) as conn:
         usage_rows = [tuple(row) for row in conn.execute(
-            select_project_usages_stmt(project_id, user_id, consumer_type))]
+            select_project_usages_stmt(*shape), values)]
         count_rows = []
         if group_by_type:
             count_rows = [tuple(row) for row in conn.execute(
                 select_consumer_counts_stmt(
-                    project_id, user_id, consumer_type,
-                    by_type=consumer_type != ALL))]
+                    *shape, by_type=consumer_type != ALL), values)]
     return group_usages(usage_rows, count_rows, group_by_type, consumer_type)

@@ -303,6 +303,46 @@ class _RetryCase:
                            % rp_uuid)[2]
         self.assertEqual({'VCPU': 1}, usage['usages'])
 
+    def _kill_pooled_connections(self):
+        """Kill, server side, the connections resting in the pool."""
+        pool = self.db.writer.pool
+        resting = [pool.connect() for _ in range(pool.checkedin())]
+        ids = [fairy.dbapi_connection.thread_id()
+               if self.backend_name == 'mysql'
+               else fairy.dbapi_connection.get_backend_pid()
+               for fairy in resting]
+        for fairy in resting:
+            fairy.close()
+        with self.admin.connect() as conn:
+            for server_id in ids:
+                if self.backend_name == 'mysql':
+                    conn.execute(sa.text('KILL %d' % server_id))
+                else:
+                    conn.execute(sa.text('SELECT pg_terminate_backend(:p)'),
+                                 {'p': server_id})
+        return len(ids)
+
+    def test_pooled_connection_killed_moments_ago_is_retried(self):
+        # Back in the pool for less than db_api.IDLE_PING_SECONDS: not
+        # pinged; its first statement fails and the read runs again.
+        rp_uuid = self._provider()
+        self.assertGreater(self._kill_pooled_connections(), 0)
+        status, _, body = self._send(
+            'GET', '/resource_providers/%s/inventories' % rp_uuid)
+        self.assertEqual(200, status, body)
+        self.assertEqual(8, body['inventories']['VCPU']['total'])
+        self._assert_retried('lost connection')
+
+    def test_idle_pooled_connection_killed_is_replaced_by_the_ping(self):
+        rp_uuid = self._provider()
+        self.assertGreater(self._kill_pooled_connections(), 0)
+        time.sleep(db_api.IDLE_PING_SECONDS + 0.2)
+        status, _, body = self._send(
+            'GET', '/resource_providers/%s/inventories' % rp_uuid)
+        self.assertEqual(200, status, body)
+        self.assertEqual([], [m for m in self.retries
+                              if 'lost connection' in m])
+
     # --- COMMIT lost ---------------------------------------------------
 
     def _lose_commits(self, plan):

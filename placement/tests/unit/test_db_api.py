@@ -28,7 +28,8 @@ class CreateEngineTests(testtools.TestCase):
         self.assertEqual(3, engine.pool._max_overflow)
         self.assertEqual(11, engine.pool._timeout)
         self.assertEqual(99, engine.pool._recycle)
-        self.assertTrue(engine.pool._pre_ping)
+        # Pinged only after sitting idle (db_api._add_idle_ping).
+        self.assertFalse(engine.pool._pre_ping)
         self.assertEqual('placement', engine.logging_name)
 
     def _connect_args(self, url):

@@ -384,6 +384,9 @@ class TestPolicyFile(PolicyTestCase):
         self.write('policy.yaml', '"%s": "role:admin"\n' % self.LIST)
         later = time.time() + 5
         os.utime(path, (later, later))
+        # Looked at again RELOAD_CHECK_SECONDS after the last look.
+        policy._verdicts_of(enforcer).checked_at -= (
+            policy.RELOAD_CHECK_SECONDS)
         # The reader's earlier verdict was remembered, and is forgotten
         # with the rules it came from.
         self.assertFalse(is_allowed(reader, self.LIST))

@@ -1,6 +1,7 @@
 """Pure pieces of the provider handlers: links per version, the query
 uuid check, the list filter."""
 import datetime
+import json
 import unittest
 
 import webob
@@ -63,6 +64,48 @@ class RenderTest(unittest.TestCase):
         self.assertEqual(datetime.datetime(2020, 1, 1),
                          handler._modified(_provider()))
 
+
+
+class EncodedListTest(unittest.TestCase):
+    """The list is encoded from rows by a template: the bytes must be
+    json.dumps's of the dicts _render_provider gives, whatever the
+    names, uuids and SCRIPT_NAME hold."""
+
+    NAMES = ['cn1', 'caf\u00e9 \U0001f600', 'quote " back \\ slash',
+             'ctl \x01\n\t', '100% %(u)s %s {x}: a, b', '/x/', '']
+
+    def _rows(self):
+        rows = []
+        for i, name in enumerate(self.NAMES):
+            rp = 'aaaaaaaa-0000-4000-8000-%012d' % i
+            parent = None if i % 2 else UUID
+            rows.append((rp, name, i if i % 3 else None, parent,
+                         parent or rp, None))
+        return rows
+
+    def _expected(self, req, mv, rows):
+        providers = [_provider(uuid=row[0], name=row[1],
+                               generation=row[2] or 0,
+                               parent_provider_uuid=row[3],
+                               root_provider_uuid=row[4]) for row in rows]
+        return json.dumps({'resource_providers': [
+            handler._render_provider(req, mv, p) for p in providers]})
+
+    def test_bytes_are_json_dumps_bytes(self):
+        for script_name in ('', '/placement', '/p%20l\u00e4"ce'):
+            req = webob.Request.blank(
+                '/', environ={'SCRIPT_NAME': script_name})
+            for mv in ('1.0', '1.1', '1.6', '1.11', '1.13', '1.14', '1.39'):
+                rows = self._rows()
+                self.assertEqual(
+                    self._expected(req, V(mv), rows).encode('ascii'),
+                    handler._encode_provider_list(req, V(mv), rows),
+                    (script_name, mv))
+
+    def test_empty_list(self):
+        req = webob.Request.blank('/')
+        self.assertEqual(b'{"resource_providers": []}',
+                         handler._encode_provider_list(req, V('1.39'), []))
 
 class QueryUuidTest(unittest.TestCase):
     """Query-string uuids need their dashes (jsonschema's own format, as
