@@ -19,6 +19,7 @@ from placement.db import models
 from placement import exception
 from placement.objects import _sql
 from placement.objects import landed
+from placement.objects import provider_tree
 
 # An argument that was not given at all (as opposed to given as None).
 UNSET = object()
@@ -395,92 +396,6 @@ def get_provider(ctx, uuid: str) -> Provider:
 
 
 # --- update ---------------------------------------------------------------
-#
-# A move reads the tree with locking reads only (FOR UPDATE): on MariaDB
-# at REPEATABLE READ a plain SELECT would read the transaction's snapshot
-# and miss a move committed while this one waited for its locks.
-
-def fetch_tree_row(conn, uuid):
-    """(id, parent_provider_id, root_provider_id) of one provider, locked
-    FOR UPDATE; None when there is no such provider."""
-    rp = models.resource_providers
-    return conn.execute(
-        sa.select(rp.c.id, rp.c.parent_provider_id, rp.c.root_provider_id)
-        .where(rp.c.uuid == uuid).with_for_update()).first()
-
-
-def fetch_tree_links(conn, root_id) -> dict:
-    """{provider id: parent id} for every provider of one tree, locked."""
-    rp = models.resource_providers
-    rows = conn.execute(sa.select(rp.c.id, rp.c.parent_provider_id)
-                        .where(rp.c.root_provider_id == root_id)
-                        .order_by(rp.c.id).with_for_update())
-    return {row.id: row.parent_provider_id for row in rows}
-
-
-def subtree_ids(links, top_id) -> set:
-    """``top_id`` and all its descendants, from {id: parent id}."""
-    children = {}
-    for child, parent in links.items():
-        children.setdefault(parent, []).append(child)
-    found, todo = set(), [top_id]
-    while todo:
-        current = todo.pop()
-        if current not in found:
-            found.add(current)
-            todo.extend(children.get(current, ()))
-    return found
-
-
-def lock_trees(conn, uuids) -> None:
-    """Lock every provider of the trees holding ``uuids`` (FOR UPDATE).
-
-    SELECT rp.id FROM resource_providers rp
-    WHERE rp.root_provider_id IN (SELECT member.root_provider_id
-        FROM resource_providers member WHERE member.uuid IN (:uuids))
-    ORDER BY rp.id FOR UPDATE
-
-    Run first in a move, so that two moves touching the same trees take
-    turns (or deadlock and retry) and each loop check sees the other's
-    result: without it, A under B's child and B under A's child at once
-    would make a cycle. A no-op on SQLite, which serializes writers.
-    Then, on MySQL, ``_touch_roots``: on Galera a FOR UPDATE lock holds
-    only on its own node.
-    """
-    rp = models.resource_providers
-    member = rp.alias('member')
-    roots = sa.select(member.c.root_provider_id).where(
-        member.c.uuid.in_(sorted(set(uuids))))
-    conn.execute(sa.select(rp.c.id)
-                 .where(rp.c.root_provider_id.in_(roots))
-                 .order_by(rp.c.id).with_for_update()).all()
-    if conn.dialect.name == 'mysql':
-        _touch_roots(conn, sorted(
-            {root for root in conn.execute(roots).scalars() if root}))
-
-
-def _touch_roots(conn, root_ids) -> None:
-    """Really change the row of every root in ``root_ids`` (updated_at).
-
-    UPDATE resource_providers SET updated_at = CASE WHEN updated_at = :now
-        THEN :now - 1 s ELSE :now END WHERE id IN (:root_ids)
-
-    Galera certifies a transaction against the rows the others *changed*;
-    the locks of lock_trees hold only on the node that took them. Two
-    crossing moves through two nodes change disjoint rows (each its own
-    subtree), so both would commit and build a cycle. Changing the roots
-    of both trees in both makes the one certified second fail (1213): it
-    runs again and then sees the other's move. MariaDB does not write a
-    row an UPDATE leaves as it was, hence the CASE. Only updated_at
-    changes, which the API does not show.
-    """
-    rp = models.resource_providers
-    now = _sql.utcnow()
-    conn.execute(rp.update().where(rp.c.id.in_(root_ids)).values(
-        updated_at=sa.case(
-            (rp.c.updated_at == now, now - datetime.timedelta(seconds=1)),
-            else_=now)))
-
 
 def _new_parent(conn, me, parent_uuid, allow_reparenting):
     """The new parent's tree row (or None) after the parent rules."""
@@ -489,7 +404,7 @@ def _new_parent(conn, me, parent_uuid, allow_reparenting):
             raise _update_error(
                 'un-parenting a provider is not currently allowed.')
         return None
-    parent = fetch_tree_row(conn, parent_uuid)
+    parent = provider_tree.fetch_tree_row(conn, parent_uuid)
     if parent is None:
         # Upstream words this one as a 'create' failure on update too.
         raise _create_error('parent provider UUID does not exist.')
@@ -505,7 +420,8 @@ def _move(conn, me, parent):
     subtree gets the new root. Raise on a loop.
     """
     rp = models.resource_providers
-    moved = subtree_ids(fetch_tree_links(conn, me.root_provider_id), me.id)
+    moved = provider_tree.subtree_ids(
+        provider_tree.fetch_tree_links(conn, me.root_provider_id), me.id)
     if parent is not None and parent.id in moved:
         raise _update_error(
             'creating loop in the provider tree is not allowed.')
@@ -518,8 +434,8 @@ def _move(conn, me, parent):
 
 
 def _reparent(conn, uuid, parent_uuid, allow_reparenting):
-    lock_trees(conn, [uuid, parent_uuid or uuid])
-    me = fetch_tree_row(conn, uuid)
+    provider_tree.lock_trees(conn, [uuid, parent_uuid or uuid])
+    me = provider_tree.fetch_tree_row(conn, uuid)
     if me is None:
         raise exception.ResourceProviderNotFound(uuid=uuid)
     parent = _new_parent(conn, me, parent_uuid, allow_reparenting)

@@ -7,6 +7,7 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import _sql
+from placement.objects import provider_tree
 from placement.objects import resource_provider as rp_obj
 from placement.solver import model
 from placement.tests.unit.objects import test_inventory
@@ -18,13 +19,14 @@ class SubtreeTest(unittest.TestCase):
     LINKS = {1: None, 2: 1, 3: 1, 4: 2}
 
     def test_root_has_everything(self):
-        self.assertEqual({1, 2, 3, 4}, rp_obj.subtree_ids(self.LINKS, 1))
+        self.assertEqual({1, 2, 3, 4},
+                         provider_tree.subtree_ids(self.LINKS, 1))
 
     def test_middle_has_itself_and_below(self):
-        self.assertEqual({2, 4}, rp_obj.subtree_ids(self.LINKS, 2))
+        self.assertEqual({2, 4}, provider_tree.subtree_ids(self.LINKS, 2))
 
     def test_leaf_is_alone(self):
-        self.assertEqual({3}, rp_obj.subtree_ids(self.LINKS, 3))
+        self.assertEqual({3}, provider_tree.subtree_ids(self.LINKS, 3))
 
 
 # (total, reserved, ratio, min_unit, max_unit, step_size, used)
