@@ -104,8 +104,13 @@ def _scrub(text):
     return TIMESTAMP_RE.sub('<timestamp>', text)
 
 
-def differences(ours, up, uuid_map):
-    """[(kind, detail)] between our answer and upstream's."""
+def differences(ours, up, uuid_map, body_judge=None):
+    """[(kind, detail)] between our answer and upstream's.
+
+    ``body_judge(ours, upstream)``, given the two normalised bodies when
+    they differ, may accept ours as one upstream could give (the seed
+    rule of ``candidates``).
+    """
     mine, my_headers = ours.normalised()
     theirs, their_headers = up.normalised(uuid_map)
     found = []
@@ -126,7 +131,8 @@ def differences(ours, up, uuid_map):
         else:
             found.append(('header %s value' % name,
                           'ours %s, upstream %s' % (a, b)))
-    if mine.body != theirs.body:
+    if mine.body != theirs.body and not (
+            body_judge and body_judge(mine.body, theirs.body)):
         kind = body_kind(mine.body, theirs.body, ours.status)
         found.append((kind, 'ours:     %s\n      upstream: %s'
                       % (_clip(mine.body), _clip(theirs.body))))
