@@ -325,12 +325,14 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
 def delete_inventory(ctx, provider_uuid, resource_class):
     """Remove one class from a provider's inventory; bump the generation.
 
-    Raises InventoryNotFound (absent or unknown class), InventoryInUse.
+    Raises ResourceClassNotFound (unknown class), InventoryNotFound
+    (absent), InventoryInUse.
     """
     with db_api.transaction(ctx) as conn:
         provider, generation = _lock_provider(conn, provider_uuid)
         current = fetch_inventories(conn, provider.id)
         if resource_class not in current:
+            rc_obj.fetch_ids_by_name(conn, [resource_class])
             raise exception.InventoryNotFound(resource_class=resource_class,
                                               uuid=provider_uuid)
         del current[resource_class]

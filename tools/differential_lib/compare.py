@@ -49,12 +49,24 @@ class UuidMap:
         pairs = list(zip(_location_uuids(ours), _location_uuids(up)))
         if method == 'POST':
             pairs.append((_top_uuid(ours.body), _top_uuid(up.body)))
+        if ours.status[:1] == '4' and ours.status == up.status:
+            # A uuid each server made up for a create it then refused
+            # (``Unable to create resource provider "", <uuid>: ...``).
+            pairs.extend(zip(_new_uuids(ours.body, request_text,
+                                        self.ours_to_up),
+                             _new_uuids(up.body, request_text,
+                                        self.up_to_ours)))
         for mine, theirs in pairs:
             if (mine and theirs and mine != theirs
                     and mine not in request_text
                     and mine not in self.ours_to_up):
                 self.ours_to_up[mine] = theirs
                 self.up_to_ours[theirs] = mine
+
+
+def _new_uuids(body, request_text, known):
+    return [found for found in UUID_RE.findall(body)
+            if found not in request_text and found not in known]
 
 
 def _location_uuids(answer):
