@@ -269,8 +269,17 @@ def _write_one(conn, provider, current, inventory,
     """
     check_capacity(provider.uuid, inventory, allow_reserved_equal_total)
     name = inventory.resource_class
+    class_id = rc_obj.fetch_ids_by_name(conn, [name])[name]
+    _warn_on_overuse(provider.uuid, {name: inventory},
+                     fetch_usages(conn, provider.id))
+    # This class's row only: the others keep their updated_at (NULL if
+    # never updated), as upstream's rows do.
+    now = _sql.utcnow()
+    if name in current:
+        _update_row(conn, provider.id, class_id, inventory, now)
+    else:
+        _insert_rows(conn, provider.id, [(class_id, inventory)], now)
     wanted = dict(current, **{name: inventory})
-    replace_inventories(conn, provider, wanted, True)
     return fetch_inventories(conn, provider.id)[name], wanted
 
 
