@@ -306,6 +306,32 @@ def _set_cache_headers(resp, mv, modified):
         resp.cache_control = 'no-cache'
 
 
+# The order of the headers an answer carries, as upstream's handlers set
+# them (each handler of upstream sets them in its own order; clients see
+# it). openstack-api-version and Vary come after, from the middleware.
+ORDER_JSON = ('location', 'content-length', 'content-type',
+              'last-modified', 'cache-control')
+# GET /, usages, aggregates, one resource class, allocation candidates.
+ORDER_CACHE_FIRST = ('location', 'content-length', 'content-type',
+                     'cache-control', 'last-modified')
+# Trait lists (GET /traits, GET and PUT a provider's traits).
+ORDER_DATES_FIRST = ('last-modified', 'cache-control', 'content-length',
+                     'content-type')
+# Answers without a body.
+ORDER_EMPTY = ('content-length', 'location', 'last-modified',
+               'cache-control')
+
+
+def order_headers(resp, names):
+    """Put ``resp``'s headers in the order ``names`` (one of the ORDER_
+    tuples) gives; others after them, in their own order."""
+    rank = {name: position for position, name in enumerate(names)}
+    resp.headerlist = sorted(
+        resp.headerlist,
+        key=lambda item: rank.get(item[0].lower(), len(rank)))
+    return resp
+
+
 def json_response(req, mv, body, status=200, modified=None, location=None):
     """A JSON response; last-modified and cache-control from 1.15.
 
@@ -345,7 +371,7 @@ def encoded_json_response(req, mv, payload, status=200, modified=None,
     if location:
         resp.location = location
     _set_cache_headers(resp, mv, modified)
-    return resp
+    return order_headers(resp, ORDER_JSON)
 
 
 def empty_response(req, mv, status=204, location=None, modified=None,
@@ -359,7 +385,7 @@ def empty_response(req, mv, status=204, location=None, modified=None,
         resp.location = location
     if cache_headers:
         _set_cache_headers(resp, mv, modified)
-    return resp
+    return order_headers(resp, ORDER_EMPTY)
 
 
 # --- decorators -----------------------------------------------------------

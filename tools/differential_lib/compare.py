@@ -129,6 +129,11 @@ def differences(ours, up, uuid_map, body_judge=None):
     if mine.status != theirs.status:
         found.append(('status', 'ours %s, upstream %s'
                       % (mine.status, theirs.status)))
+    my_order = [name for name in my_headers if name in their_headers]
+    their_order = [name for name in their_headers if name in my_headers]
+    if my_order != their_order:
+        found.append(('header order', 'ours %s, upstream %s'
+                      % (', '.join(my_order), ', '.join(their_order))))
     for name in sorted(set(my_headers) | set(their_headers)):
         a, b = my_headers.get(name), their_headers.get(name)
         if a == b:
