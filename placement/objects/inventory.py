@@ -344,8 +344,13 @@ def delete_inventory(ctx, provider_uuid, resource_class):
             rc_obj.fetch_ids_by_name(conn, [resource_class])
             raise exception.InventoryNotFound(resource_class=resource_class,
                                               uuid=provider_uuid)
+        if fetch_usages(conn, provider.id).get(resource_class, 0) > 0:
+            raise exception.InventoryInUse(resource_classes=resource_class,
+                                           uuid=provider_uuid)
         del current[resource_class]
-        replace_inventories(conn, provider, current, True)
+        # That row only: the others keep their updated_at, as upstream's.
+        _delete_rows(conn, provider.id, rc_obj.fetch_ids_by_name(
+            conn, [resource_class]).values())
         expect_inventories(provider.uuid, generation, current,
                            lambda stored: None)
 

@@ -242,7 +242,11 @@ class TestOperations(unittest.TestCase):
                                  inv_obj.Inventory('VCPU', total=16))
         inv_obj.add_inventory(self.db, self.rp_uuid,
                               inv_obj.Inventory('MEMORY_MB', total=512))
+        inv_obj.add_inventory(self.db, self.rp_uuid,
+                              inv_obj.Inventory('IPV4_ADDRESS', total=2))
+        inv_obj.delete_inventory(self.db, self.rp_uuid, 'IPV4_ADDRESS')
         _, stored = inv_obj.get_inventories(self.db, self.rp_uuid)
+        self.assertNotIn('IPV4_ADDRESS', stored)
         self.assertIsNotNone(stored['VCPU'].updated_at)
         self.assertIsNone(stored['DISK_GB'].updated_at)
         self.assertIsNone(stored['MEMORY_MB'].updated_at)
