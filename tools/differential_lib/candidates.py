@@ -23,22 +23,44 @@ seed:
   ones cut to the providers (1.29+: the trees) of our candidates, in
   upstream's order.
 
+The same holds for ``GET /resource_providers/{uuid}/aggregates``: after
+one PUT of several new aggregates, upstream lists them in an order that
+changed with the seed (seeds 1, 1, 2, 3: three orders of the same five;
+its answer to the PUT itself echoes the request's order under every
+seed). That list is compared order-free too, the rest byte for byte.
+
 Nothing else is relaxed: the order of the members of one candidate and
 of the provider summaries did not change with the seed, and stays
 compared byte for byte.
 """
 import collections
 import json
+import re
 import urllib.parse
 
 PATH = '/allocation_candidates'
 
 
+AGGREGATES_RE = re.compile(r'^/resource_providers/[^/?]+/aggregates$')
+
+
 def applies(method, uri, ours, up):
     """Whether the seed rule may judge this exchange."""
     path = uri.split('?', 1)[0]
-    return (method == 'GET' and path == PATH
+    return (method == 'GET'
+            and (path == PATH or AGGREGATES_RE.match(path) is not None)
             and ours.status.startswith('200') and up.status.startswith('200'))
+
+
+def same_aggregates(ours_text, up_text):
+    """A provider's aggregates: the same uuids in any order."""
+    try:
+        ours, up = _load(ours_text), _load(up_text)
+    except ValueError:
+        return False
+    return (_Obj((k, v if k != 'aggregates' else sorted(v)) for k, v in ours)
+            == _Obj((k, v if k != 'aggregates' else sorted(v))
+                    for k, v in up))
 
 
 def unlimited(uri):

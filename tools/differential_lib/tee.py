@@ -46,9 +46,14 @@ class Tee:
         return [ours.raw_body]
 
     def _seed_judge(self, uri, headers):
-        """The seed rule for this candidates query (see ``candidates``);
-        with a ``limit``, it asks upstream the query without it."""
+        """The seed rule for this candidates query or aggregates list
+        (see ``candidates``); with a ``limit``, it asks upstream the query
+        without it."""
         def judge(mine, theirs):
+            if candidates.AGGREGATES_RE.match(uri.split('?', 1)[0]):
+                accepted = candidates.same_aggregates(mine, theirs)
+                self.recorder.seed_order += accepted
+                return accepted
             full = None
             query = candidates.unlimited(uri)
             if query:

@@ -103,3 +103,25 @@ class TestSeedRule(testtools.TestCase):
                 '/allocation_candidates?resources=VCPU:1,DISK_GB:1&limit=2'))
         self.assertIsNone(candidates.unlimited(
             '/allocation_candidates?resources=VCPU:1'))
+
+
+class TestAggregatesSeedRule(testtools.TestCase):
+
+    def test_a_providers_aggregates_in_any_order(self):
+        self.assertTrue(candidates.same_aggregates(
+            '{"aggregates": ["a", "b"], "resource_provider_generation": 1}',
+            '{"aggregates": ["b", "a"], "resource_provider_generation": 1}'))
+        self.assertFalse(candidates.same_aggregates(
+            '{"aggregates": ["a", "b"], "resource_provider_generation": 1}',
+            '{"aggregates": ["b", "c"], "resource_provider_generation": 1}'))
+        self.assertFalse(candidates.same_aggregates(
+            '{"aggregates": ["a"], "resource_provider_generation": 1}',
+            '{"aggregates": ["a"], "resource_provider_generation": 2}'))
+
+    def test_only_the_get_of_one_providers_aggregates(self):
+        class Answer:
+            status = '200 OK'
+        self.assertTrue(candidates.applies(
+            'GET', '/resource_providers/u/aggregates', Answer, Answer))
+        self.assertFalse(candidates.applies(
+            'PUT', '/resource_providers/u/aggregates', Answer, Answer))
