@@ -165,15 +165,19 @@ ROUTES = [Route(template, methods)
 
 
 def _check_content_headers(req):
+    """400 for a bad content-length or a body without a content type;
+    these answers carry no Vary header upstream."""
     length = req.environ.get('CONTENT_LENGTH')
     if length in (None, ''):
         return
     try:
         length = int(length)
     except ValueError:
+        req.environ[microversion.NO_VARY_KEY] = True
         raise webob.exc.HTTPBadRequest(
             'content-length header must be an integer')
     if length > 0 and not req.environ.get('CONTENT_TYPE'):
+        req.environ[microversion.NO_VARY_KEY] = True
         raise webob.exc.HTTPBadRequest(
             'content-type header required when content-length > 0')
 

@@ -292,6 +292,9 @@ def delete_inventory(req):
             webob.exc.HTTPNotFound,
             'No inventory of class %s found for delete: No inventory of '
             'class %s found for delete' % (name, name)),
+        exception.ResourceClassNotFound: lambda exc: util.http_error(
+            webob.exc.HTTPNotFound,
+            'No inventory of class %s found for delete: %s' % (name, exc)),
     }
     _call(inv_obj.delete_inventory, table, ctx, uuid, name)
     return util.empty_response(req, mv)

@@ -16,6 +16,10 @@ from placement import microversion
 from placement.solver import model
 from placement import util
 
+# No inventory's max_unit exceeds this (the inventory schema's maximum),
+# so no provider can give more: upstream answers a larger amount (any
+# size) with an empty list, as for any amount nothing fits, and so do
+# we, asking for one more than this (which still fits a BIGINT).
 MAX_AMOUNT = 2147483647
 MAX_LIMIT = 2 ** 31 - 1
 
@@ -47,10 +51,7 @@ def parse_resources(value):
         if amount < 1:
             raise bad_request('Requested resource %s requires amount >= 1. '
                               'Got: %d.' % (name, amount))
-        if amount > MAX_AMOUNT:
-            raise bad_request('Requested resource %s requires amount <= %d. '
-                              'Got: %d.' % (name, MAX_AMOUNT, amount))
-        resources[name] = amount
+        resources[name] = min(amount, MAX_AMOUNT + 1)
     return resources
 
 

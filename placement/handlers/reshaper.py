@@ -61,6 +61,10 @@ def _reshape_errors():
             'Resource provider %s in inventories not found: %s' % (
                 exc.kwargs.get('uuid'), exc),
             code=errors.RESOURCE_PROVIDER_NOT_FOUND)
+    except exception.ResourceClassNotFound as exc:
+        # In an inventory or an allocation alike, as upstream says it.
+        raise util.http_error(webob.exc.HTTPBadRequest,
+                              'malformed reshaper data: %s' % exc)
     except (exception.NotFound, exception.InvalidInput) as exc:
         raise _http(webob.exc.HTTPBadRequest, exc)
     except exception.InventoryInUse as exc:

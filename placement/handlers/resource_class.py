@@ -74,8 +74,10 @@ def get_resource_class(req):
     ctx.authorize(policies.SHOW)
     mv = util.version(req)
     rc = rc_obj.get_by_name(ctx, _path_name(req))
-    return util.json_response(req, mv, _render(req, rc),
-                              modified=_modified([rc]))
+    return util.order_headers(
+        util.json_response(req, mv, _render(req, rc),
+                           modified=_modified([rc])),
+        util.ORDER_CACHE_FIRST)
 
 
 @microversion.since('1.2', '1.6')

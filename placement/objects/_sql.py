@@ -84,12 +84,23 @@ def fetch_ids_by_name(conn, table, names):
     SELECT name, id FROM <table> WHERE name IN (:names)
     """
     names = set(names)
-    if not names:
-        return {}, []
+    # A name no database can hold (a lone surrogate, which a JSON map key
+    # may spell) is missing without asking the database.
+    storable = [name for name in names if _encodable(name)]
+    if not storable:
+        return {}, sorted(names)
     rows = conn.execute(sa.select(table.c.name, table.c.id)
-                        .where(table.c.name.in_(sorted(names))))
+                        .where(table.c.name.in_(sorted(storable))))
     found = {row.name: row.id for row in rows}
     return found, sorted(names - set(found))
+
+
+def _encodable(name):
+    try:
+        name.encode('utf-8')
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def fetch_linked_ids(conn, link_table, column, provider_id) -> set:

@@ -125,6 +125,10 @@ def list_candidates(ctx, query: model.CandidateQuery,
     root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
     scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
     summaries = _summaries(scope, seen, with_traits)
+    if query.in_tree_uuids:
+        # Upstream's order with in_tree: the trees of sharing providers
+        # after the others (else, provider id order throughout).
+        summaries.sort(key=lambda s: root_of[s.id] in lookups.sharing_roots)
     if not summary_classes_all:
         classes = query.resource_classes
         summaries = [summaries_mod.restrict_classes(s, classes)

@@ -415,8 +415,17 @@ def _write_one(conn, provider, current, inventory,
     """
     check_capacity(provider.uuid, inventory, allow_reserved_equal_total)
     name = inventory.resource_class
+    class_id = rc_obj.fetch_ids_by_name(conn, [name])[name]
+    _warn_on_overuse(provider.uuid, {name: inventory},
+                     fetch_usages(conn, provider.id))
+    # This class's row only: the others keep their updated_at (NULL if
+    # never updated), as upstream's rows do.
+    now = _sql.utcnow()
+    if name in current:
+        _update_row(conn, provider.id, class_id, inventory, now)
+    else:
+        _insert_rows(conn, provider.id, [(class_id, inventory)], now)
     wanted = dict(current, **{name: inventory})
-    replace_inventories(conn, provider, wanted, True)
     return fetch_inventories(conn, provider.id)[name], wanted
 
 
@@ -471,16 +480,23 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
 def delete_inventory(ctx, provider_uuid, resource_class):
     """Remove one class from a provider's inventory; bump the generation.
 
-    Raises InventoryNotFound (absent or unknown class), InventoryInUse.
+    Raises ResourceClassNotFound (unknown class), InventoryNotFound
+    (absent), InventoryInUse.
     """
     with db_api.transaction(ctx) as conn:
         provider, generation = _lock_provider(conn, provider_uuid)
         current = fetch_inventories(conn, provider.id)
         if resource_class not in current:
+            rc_obj.fetch_ids_by_name(conn, [resource_class])
             raise exception.InventoryNotFound(resource_class=resource_class,
                                               uuid=provider_uuid)
+        if fetch_usages(conn, provider.id).get(resource_class, 0) > 0:
+            raise exception.InventoryInUse(resource_classes=resource_class,
+                                           uuid=provider_uuid)
         del current[resource_class]
-        replace_inventories(conn, provider, current, True)
+        # That row only: the others keep their updated_at, as upstream's.
+        _delete_rows(conn, provider.id, rc_obj.fetch_ids_by_name(
+            conn, [resource_class]).values())
         expect_inventories(provider.uuid, generation, current,
                            lambda stored: None)
 

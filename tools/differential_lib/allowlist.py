@@ -93,6 +93,19 @@ upstream, and upstream can replace it again, on the same database.
 ``tools/differential`` checks this by replaying the whole functional test
 suite against both services and comparing every answer and every table.
 
+Two lists have no order to copy: upstream's own order changes with the
+string hash seed of its Python process (it differs after a restart, and
+repeats when upstream is started twice with the same ``PYTHONHASHSEED``).
+They are the ``allocation_requests`` of ``GET /allocation_candidates``
+(with the order of the uuids in each ``mappings`` list, and so, under a
+``limit``, which candidates come back) and the ``aggregates`` of ``GET
+/resource_providers/{uuid}/aggregates``. ``tools/differential`` accepts
+for these any answer upstream could give under some seed: the same
+candidates or aggregates in any order, each candidate spelled byte for
+byte; with ``limit=N``, N of the candidates upstream gives without the
+limit, with the provider summaries of those. Nothing else is compared
+order-free.
+
 It differs on purpose only where upstream answers ``500 Internal Server
 Error``, over-commits a provider or leaves a stray row behind. Those cases
 are listed here.

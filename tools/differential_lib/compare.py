@@ -49,12 +49,24 @@ class UuidMap:
         pairs = list(zip(_location_uuids(ours), _location_uuids(up)))
         if method == 'POST':
             pairs.append((_top_uuid(ours.body), _top_uuid(up.body)))
+        if ours.status[:1] == '4' and ours.status == up.status:
+            # A uuid each server made up for a create it then refused
+            # (``Unable to create resource provider "", <uuid>: ...``).
+            pairs.extend(zip(_new_uuids(ours.body, request_text,
+                                        self.ours_to_up),
+                             _new_uuids(up.body, request_text,
+                                        self.up_to_ours)))
         for mine, theirs in pairs:
             if (mine and theirs and mine != theirs
                     and mine not in request_text
                     and mine not in self.ours_to_up):
                 self.ours_to_up[mine] = theirs
                 self.up_to_ours[theirs] = mine
+
+
+def _new_uuids(body, request_text, known):
+    return [found for found in UUID_RE.findall(body)
+            if found not in request_text and found not in known]
 
 
 def _location_uuids(answer):
@@ -104,14 +116,24 @@ def _scrub(text):
     return TIMESTAMP_RE.sub('<timestamp>', text)
 
 
-def differences(ours, up, uuid_map):
-    """[(kind, detail)] between our answer and upstream's."""
+def differences(ours, up, uuid_map, body_judge=None):
+    """[(kind, detail)] between our answer and upstream's.
+
+    ``body_judge(ours, upstream)``, given the two normalised bodies when
+    they differ, may accept ours as one upstream could give (the seed
+    rule of ``candidates``).
+    """
     mine, my_headers = ours.normalised()
     theirs, their_headers = up.normalised(uuid_map)
     found = []
     if mine.status != theirs.status:
         found.append(('status', 'ours %s, upstream %s'
                       % (mine.status, theirs.status)))
+    my_order = [name for name in my_headers if name in their_headers]
+    their_order = [name for name in their_headers if name in my_headers]
+    if my_order != their_order:
+        found.append(('header order', 'ours %s, upstream %s'
+                      % (', '.join(my_order), ', '.join(their_order))))
     for name in sorted(set(my_headers) | set(their_headers)):
         a, b = my_headers.get(name), their_headers.get(name)
         if a == b:
@@ -126,7 +148,8 @@ def differences(ours, up, uuid_map):
         else:
             found.append(('header %s value' % name,
                           'ours %s, upstream %s' % (a, b)))
-    if mine.body != theirs.body:
+    if mine.body != theirs.body and not (
+            body_judge and body_judge(mine.body, theirs.body)):
         kind = body_kind(mine.body, theirs.body, ours.status)
         found.append((kind, 'ours:     %s\n      upstream: %s'
                       % (_clip(mine.body), _clip(theirs.body))))

@@ -42,8 +42,11 @@ class ParseResourcesTest(unittest.TestCase):
     def test_zero_amount(self):
         self.assertBad('VCPU:0', 'requires amount >= 1. Got: 0.')
 
-    def test_amount_beyond_int32(self):
-        self.assertBad('VCPU:2147483648', 'requires amount <= 2147483647')
+    def test_amount_beyond_any_max_unit_asks_for_one_more(self):
+        # Nothing fits (as upstream, which answers with an empty list).
+        self.assertEqual({'VCPU': 2147483648},
+                         querystring.parse_resources(
+                             'VCPU:18446744073709551617'))
 
 
 class ParseRequiredTest(unittest.TestCase):

@@ -231,6 +231,34 @@ class TestOperations(unittest.TestCase):
                                                         self.rp_uuid)
         self.assertEqual((3, {}), (provider.generation, inventories))
 
+    def test_one_class_write_leaves_the_other_rows(self):
+        # Upstream writes only that class's row: the others keep a NULL
+        # updated_at, which shows after a rollback to upstream.
+        inv_obj.set_inventories(
+            self.db, self.rp_uuid, 0,
+            {'VCPU': inv_obj.Inventory('VCPU', total=8),
+             'DISK_GB': inv_obj.Inventory('DISK_GB', total=10)})
+        inv_obj.update_inventory(self.db, self.rp_uuid, 1,
+                                 inv_obj.Inventory('VCPU', total=16))
+        inv_obj.add_inventory(self.db, self.rp_uuid,
+                              inv_obj.Inventory('MEMORY_MB', total=512))
+        inv_obj.add_inventory(self.db, self.rp_uuid,
+                              inv_obj.Inventory('IPV4_ADDRESS', total=2))
+        inv_obj.delete_inventory(self.db, self.rp_uuid, 'IPV4_ADDRESS')
+        _, stored = inv_obj.get_inventories(self.db, self.rp_uuid)
+        self.assertNotIn('IPV4_ADDRESS', stored)
+        self.assertIsNotNone(stored['VCPU'].updated_at)
+        self.assertIsNone(stored['DISK_GB'].updated_at)
+        self.assertIsNone(stored['MEMORY_MB'].updated_at)
+        self.assertEqual((16, 10, 512), (stored['VCPU'].total,
+                                         stored['DISK_GB'].total,
+                                         stored['MEMORY_MB'].total))
+
+    def test_delete_of_an_unknown_class_names_the_class(self):
+        self.assertRaises(exception.ResourceClassNotFound,
+                          inv_obj.delete_inventory, self.db, self.rp_uuid,
+                          'CUSTOM_NONE')
+
     def test_update_checks_generation_before_the_class(self):
         self.assertRaises(exception.ResourceProviderGenerationConflict,
                           inv_obj.update_inventory, self.db, self.rp_uuid, 7,

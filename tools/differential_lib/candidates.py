@@ -1,0 +1,156 @@
+"""What upstream may answer to GET /allocation_candidates: the seed rule.
+
+Upstream's order of ``allocation_requests``, and the order of the
+provider uuids inside each ``mappings`` list (1.34+), follow the string
+hash seed of its Python process: the same queries on the same database
+come back in another order after a restart, and in the same order again
+when upstream is started twice with the same ``PYTHONHASHSEED``
+(experiment of 2026-11-24: seeds 0, 0, 1, 2, 3, 4; four of the five
+seeds gave four different orders of the same candidates, for trees,
+nested children, sharing providers and granular groups alike). With a
+``limit`` upstream keeps the first N of that order, so which N candidates
+it returns depends on the seed too. No rule of upstream's can be copied
+here; so these lists are judged by what upstream may answer under some
+seed:
+
+- without ``limit``: the same candidates (as a multiset, each one spelled
+  byte for byte, member order included) in any order, and each mappings
+  list in any order; everything else (provider summaries, key order)
+  exactly;
+- with ``limit=N``: as many candidates as upstream gave, each one among
+  those upstream gives for the same query without ``limit`` (asked for
+  the purpose), and provider summaries that are upstream's unlimited
+  ones cut to the providers (1.29+: the trees) of our candidates, in
+  upstream's order.
+
+The same holds for ``GET /resource_providers/{uuid}/aggregates``: after
+one PUT of several new aggregates, upstream lists them in an order that
+changed with the seed (seeds 1, 1, 2, 3: three orders of the same five;
+its answer to the PUT itself echoes the request's order under every
+seed). That list is compared order-free too, the rest byte for byte.
+
+Nothing else is relaxed: the order of the members of one candidate and
+of the provider summaries did not change with the seed, and stays
+compared byte for byte.
+"""
+import collections
+import json
+import re
+import urllib.parse
+
+PATH = '/allocation_candidates'
+
+
+AGGREGATES_RE = re.compile(r'^/resource_providers/[^/?]+/aggregates$')
+
+
+def applies(method, uri, ours, up):
+    """Whether the seed rule may judge this exchange."""
+    path = uri.split('?', 1)[0]
+    return (method == 'GET'
+            and (path == PATH or AGGREGATES_RE.match(path) is not None)
+            and ours.status.startswith('200') and up.status.startswith('200'))
+
+
+def same_aggregates(ours_text, up_text):
+    """A provider's aggregates: the same uuids in any order."""
+    try:
+        ours, up = _load(ours_text), _load(up_text)
+    except ValueError:
+        return False
+    return (_Obj((k, v if k != 'aggregates' else sorted(v)) for k, v in ours)
+            == _Obj((k, v if k != 'aggregates' else sorted(v))
+                    for k, v in up))
+
+
+def unlimited(uri):
+    """The same request without its ``limit`` parameter, or None."""
+    path, _, query = uri.partition('?')
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    kept = [(key, value) for key, value in pairs if key != 'limit']
+    if len(kept) == len(pairs):
+        return None
+    return path + '?' + urllib.parse.urlencode(kept, safe=':,!')
+
+
+class _Obj(tuple):
+    """A JSON object as its (key, value) pairs, in their order."""
+
+
+def _load(text):
+    return json.loads(text, object_pairs_hook=_Obj,
+                      parse_int=lambda s: ('int', s),
+                      parse_float=lambda s: ('float', s))
+
+
+def _get(obj, key):
+    for name, value in obj:
+        if name == key:
+            return value
+    return None
+
+
+def _candidate(request):
+    """One allocation request, its mappings lists order-free."""
+    pairs = []
+    for key, value in request:
+        if key == 'mappings':
+            value = _Obj((suffix, tuple(sorted(uuids)))
+                         for suffix, uuids in value)
+        pairs.append((key, value))
+    return repr(_Obj(pairs))
+
+
+def _split(doc):
+    """(candidates as text, the rest of the document)."""
+    rest = _Obj((key, None if key == 'allocation_requests' else value)
+                for key, value in doc)
+    return [_candidate(item) for item in
+            _get(doc, 'allocation_requests') or ()], rest
+
+
+def same(ours_text, up_text, full_text=None):
+    """Whether our body is one upstream may give under some hash seed.
+
+    ``full_text`` is upstream's answer to the query without ``limit``
+    when the query had one.
+    """
+    try:
+        ours, up = _load(ours_text), _load(up_text)
+        full = _load(full_text) if full_text is not None else None
+    except ValueError:
+        return False
+    my_cands, my_rest = _split(ours)
+    up_cands, up_rest = _split(up)
+    if full is None:
+        return (my_rest == up_rest
+                and collections.Counter(my_cands)
+                == collections.Counter(up_cands))
+    full_cands, full_rest = _split(full)
+    if len(my_cands) != len(up_cands):
+        return False
+    if collections.Counter(my_cands) - collections.Counter(full_cands):
+        return False
+    expected = _cut_summaries(full_rest, ours)
+    return my_rest == expected
+
+
+def _cut_summaries(full_rest, ours):
+    """Upstream's unlimited document, summaries cut to our candidates."""
+    named = set()
+    for request in _get(ours, 'allocation_requests') or ():
+        allocations = _get(request, 'allocations')
+        if isinstance(allocations, _Obj):
+            named.update(key for key, _ in allocations)
+        elif isinstance(allocations, list):  # before 1.12
+            named.update(_get(_get(item, 'resource_provider'), 'uuid')
+                         for item in allocations)
+    summaries = _get(full_rest, 'provider_summaries') or _Obj()
+    roots = {_get(value, 'root_provider_uuid') for key, value in summaries
+             if key in named}
+    roots.discard(None)
+    kept = _Obj((key, value) for key, value in summaries
+                if key in named
+                or _get(value, 'root_provider_uuid') in roots)
+    return _Obj((key, kept if key == 'provider_summaries' else value)
+                for key, value in full_rest)
