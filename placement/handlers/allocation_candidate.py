@@ -14,6 +14,7 @@ from placement import exception
 from placement.handlers import querystring
 from placement import microversion
 from placement.objects import allocation_candidate as ac_obj
+from placement.objects import gc_pause
 from placement.objects import candidate_explain
 from placement.policies import allocation_candidate as policies
 from placement.schemas import allocation_candidate as schema
@@ -336,7 +337,7 @@ def list_allocation_candidates(req):
     mv = util.version(req)
     params = util.validate_query(req, schema.GET_SCHEMA.at(mv))
     query = querystring.parse_candidate_query(params, mv)
-    with ac_obj.no_cyclic_gc():
+    with gc_pause.no_cyclic_gc():
         result = _find(ctx, query, mv)
         resp = util.encoded_json_response(
             req, mv, _render(result, mv, querystring.listing_order(params)))

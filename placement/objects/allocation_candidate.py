@@ -13,9 +13,7 @@ id ranges until enough candidates exist, or, randomizing, drawn at random
 ids (_random_chunks), so a small limit costs the same at any deployment
 size. Summaries come from the same reads.
 """
-import contextlib
 import dataclasses
-import gc
 import operator
 import typing
 
@@ -25,6 +23,7 @@ from placement.db import api as db_api
 from placement.db import models
 from placement import exception
 from placement.objects import candidate_sql as sql
+from placement.objects import gc_pause
 from placement.objects import provider_state
 from placement import solver
 from placement.solver import model
@@ -119,7 +118,7 @@ def list_candidates(ctx, query: model.CandidateQuery,
     """
     store = provider_state.store_for(
         ctx if isinstance(ctx, db_api.Database) else ctx.db)
-    with no_cyclic_gc(), db_api.reader(ctx) as conn:
+    with gc_pause.no_cyclic_gc(), db_api.reader(ctx) as conn:
         lookups = _fetch_lookups(conn, query, store)
         candidates, seen = _solve_in_chunks(conn, query, options, lookups)
     root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
@@ -136,23 +135,6 @@ def list_candidates(ctx, query: model.CandidateQuery,
     uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
     return CandidateResult(tuple(candidates), uuids, tuple(summaries),
                            None if candidates else seen)
-
-
-@contextlib.contextmanager
-def no_cyclic_gc():
-    """Pause the cyclic garbage collector while a request builds many
-    small objects (rows, candidates): its full passes over a large heap
-    cost about a third of the time of a big answer. Reference counting
-    still frees everything; the collector resumes afterwards. Nests: only
-    the outermost user that found it enabled turns it back on.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @dataclasses.dataclass

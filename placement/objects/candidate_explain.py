@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import allocation_candidate as ac_obj
+from placement.objects import gc_pause
 from placement.objects import candidate_sql as sql
 from placement.objects import provider_state
 from placement.solver import explain as explain_mod
@@ -40,7 +41,7 @@ def explain(ctx, query, options, provider_uuids=()):
     """
     db = ctx if isinstance(ctx, db_api.Database) else ctx.db
     store = provider_state.store_for(db)
-    with ac_obj.no_cyclic_gc(), db_api.reader(ctx) as conn:
+    with gc_pause.no_cyclic_gc(), db_api.reader(ctx) as conn:
         lookups = ac_obj._fetch_lookups(conn, query, store)
         snapshot, entries = _full_snapshot(conn, query, lookups)
     explanation = explain_mod.explain(snapshot, query, options)
@@ -68,7 +69,7 @@ def summary_of(ctx, query, gathered, options):
     candidate, so the solver is not run again. Equal to the summary of
     ``explain`` on the same data.
     """
-    with ac_obj.no_cyclic_gc():
+    with gc_pause.no_cyclic_gc():
         with db_api.reader(ctx) as conn:
             snapshot = _completed_snapshot(conn, query, gathered)
         return reasons.summary(explain_mod.explain(snapshot, query,
