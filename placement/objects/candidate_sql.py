@@ -9,11 +9,11 @@ is the ``Binds.trace``: every builder below records each structural
 choice it makes (which term, negated or not, on which column), so two
 requests share a statement only when they would have built the same one.
 """
-import orjson
 import sqlalchemy as sa
 from sqlalchemy.sql import visitors
 
 from placement.db import models
+from placement.objects import _sql
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 # Shapes kept; a caller inventing endless shapes only starts it over.
@@ -112,7 +112,7 @@ def rows(conn, key, build, params, types):
         stmt = cached(('packed',) + key,
                       lambda: _packed(cached(key, build), types))
         count, text = conn.execute(stmt, params).one()
-        found = _unpacked(count, text, types)
+        found = _sql.unpack_json_rows(count, text, len(types))
         if found is not None:
             return found
     return conn.execute(cached(key, build), params).all()
@@ -131,28 +131,6 @@ def _packed(stmt, types):
         fields.append(sa.func.ifnull(column, 'null'))
     row = sa.func.concat('[', sa.func.concat_ws(',', *fields), ']')
     return sa.select(sa.func.count(), sa.func.group_concat(row))
-
-
-def _unpacked(count, text, types):
-    """The rows of a packed answer; None if it is incomplete or could
-    be misread (see above).
-    """
-    if not count:
-        return []
-    if text is None:
-        return None
-    if isinstance(text, bytes):  # a server that types the value binary
-        text = text.decode('utf-8')
-    if '\\' in text:
-        return None
-    try:
-        found = orjson.loads('[%s]' % text)
-    except orjson.JSONDecodeError:
-        return None
-    width = len(types)
-    if len(found) != count or set(map(len, found)) != {width}:
-        return None
-    return found
 
 
 # --- lookups ---------------------------------------------------------------

@@ -11,7 +11,6 @@ import functools
 import operator
 import typing
 
-import orjson
 import sqlalchemy as sa
 
 from placement.db import api as db_api
@@ -165,23 +164,11 @@ def _packed(stmt):
 
 
 def _unpacked(count, text):
-    """The rows of a packed answer; None if it could be misread."""
-    if not count:
-        return []
-    if text is None:
-        return None
-    if isinstance(text, bytes):  # a server that types the value binary
-        text = text.decode('utf-8')
-    if '\\' in text:
-        return None
-    try:
-        found = orjson.loads('[%s]' % text)
-    except orjson.JSONDecodeError:
-        return None
-    if len(found) != count or any(len(row) != _PACKED_WIDTH
-                                  for row in found):
-        return None
-    found.sort(key=operator.itemgetter(6))
+    """The rows of a packed answer in id order; None if it could be
+    misread."""
+    found = _sql.unpack_json_rows(count, text, _PACKED_WIDTH)
+    if found:
+        found.sort(key=operator.itemgetter(6))
     return found
 
 

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import _sql
 from placement.objects import allocation_candidate as ac_obj
 from placement.objects import candidate_sql as sql
 from placement.objects import provider_state
@@ -57,7 +58,7 @@ class TestPackedRows(unittest.TestCase):
                                    _STMT, sql.PROVIDER_TYPES))).one()
                 self.assertEqual(20, count)
                 self.assertIsNone(
-                    sql._unpacked(count, text, sql.PROVIDER_TYPES))
+                    _unpacked(count, text, sql.PROVIDER_TYPES))
                 found = sql.rows(conn, key, lambda: _STMT, {},
                                  sql.PROVIDER_TYPES)
                 self.assertEqual(plain, sorted(tuple(row) for row in found))
@@ -67,37 +68,41 @@ class TestPackedRows(unittest.TestCase):
                     % db_api.GROUP_CONCAT_MAX_LEN)
 
 
+def _unpacked(count, text, types):
+    return _sql.unpack_json_rows(count, text, len(types))
+
+
 class TestUnpacked(unittest.TestCase):
     """The parsing of a packed answer, without a database."""
 
     def test_no_rows(self):
-        self.assertEqual([], sql._unpacked(0, None, (sql.INT,)))
+        self.assertEqual([], _unpacked(0, None, (sql.INT,)))
 
     def test_columns_and_nulls(self):
         types = (sql.INT, sql.TEXT, sql.INT_OR_NONE)
         self.assertEqual([[1, 'a', None], [2, None, 7]],
-                         sql._unpacked(2, '[1,"a",null],[2,null,7]', types))
+                         _unpacked(2, '[1,"a",null],[2,null,7]', types))
 
     def test_binary_answer(self):
         self.assertEqual([[1, 'a,b']],
-                         sql._unpacked(1, b'[1,"a,b"]', (sql.INT, sql.TEXT)))
+                         _unpacked(1, b'[1,"a,b"]', (sql.INT, sql.TEXT)))
 
     def test_incomplete_answer(self):
         types = (sql.INT, sql.INT)
-        self.assertIsNone(sql._unpacked(2, None, types))
+        self.assertIsNone(_unpacked(2, None, types))
         # Cut short by group_concat_max_len: no longer JSON.
-        self.assertIsNone(sql._unpacked(2, '[1,2],[3,', types))
-        self.assertIsNone(sql._unpacked(3, '[1,2],[3,4]', types))
+        self.assertIsNone(_unpacked(2, '[1,2],[3,', types))
+        self.assertIsNone(_unpacked(3, '[1,2],[3,4]', types))
 
     def test_unescaped_text_that_could_be_misread(self):
         types = (sql.INT, sql.TEXT)
         # A quote inside a value: the row has the wrong width, or the
         # text is no JSON at all.
-        self.assertIsNone(sql._unpacked(1, '[1,"a","b"]', types))
-        self.assertIsNone(sql._unpacked(1, '[1,"a"b"]', types))
+        self.assertIsNone(_unpacked(1, '[1,"a","b"]', types))
+        self.assertIsNone(_unpacked(1, '[1,"a"b"]', types))
         # A backslash would be read as an escape: never trusted.
-        self.assertIsNone(sql._unpacked(1, '[1,"a\\"]', types))
-        self.assertIsNone(sql._unpacked(1, '[1,"\\u0041"]', types))
+        self.assertIsNone(_unpacked(1, '[1,"a\\"]', types))
+        self.assertIsNone(_unpacked(1, '[1,"\\u0041"]', types))
 
 
 class TestTreeTerms(unittest.TestCase):
@@ -130,4 +135,3 @@ class TestTreeTerms(unittest.TestCase):
         self.assertNotIn('tree_has_all', trace)
         self.assertEqual(3, len([tag for tag in trace
                                  if tag.startswith('tree_has ')]))
-
