@@ -28,23 +28,19 @@ import sys
 import time
 import urllib.parse
 
-from oslo_config import cfg
 import sqlalchemy as sa
 import webob
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_candidates  # noqa: E402
 
-from placement import conf as placement_conf  # noqa: E402
-from placement.db import api as db_api  # noqa: E402
 from placement import deploy  # noqa: E402
-from placement.db import models  # noqa: E402
 from placement.handlers import querystring  # noqa: E402
 from placement import microversion  # noqa: E402
 from placement.objects import candidate_explain  # noqa: E402
-from placement.objects import standards  # noqa: E402
 from placement.solver import model  # noqa: E402
 from placement.solver import reasons  # noqa: E402
+from placement.tests.functional.fixtures import app as app_fixture  # noqa
 
 QUERIES = {
     'flat': [
@@ -61,16 +57,8 @@ QUERIES = {
 
 
 def _conf_and_database(url):
-    conf = cfg.ConfigOpts()
-    placement_conf.register_opts(conf)
-    conf([], project='placement', default_config_files=[])
-    conf.set_override('connection', url, group='placement_database')
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    db = db_api.create_database(conf)
-    if not sa.inspect(db.writer).has_table('resource_providers'):
-        models.metadata.create_all(db.writer)
-    standards.sync(db)
-    return conf, db
+    conf = app_fixture.make_conf(url)
+    return conf, app_fixture.open_database(conf)
 
 
 def _query(text):

@@ -29,19 +29,14 @@ import webob
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_candidates as bc  # noqa: E402
 
-from placement.db import api as db_api  # noqa: E402
 from placement import deploy  # noqa: E402
-from placement.objects import standards  # noqa: E402
 from placement.tests.functional.fixtures import app as app_fixture  # noqa
 
 
 def build_app(url, randomize):
     conf = app_fixture.make_conf(
         url, **{'placement.randomize_allocation_candidates': randomize})
-    db = db_api.create_database(conf)
-    if not sa.inspect(db.writer).has_table('resource_providers'):
-        app_fixture.create_schema(db)
-    standards.sync(db)
+    db = app_fixture.open_database(conf)
     return deploy.loadapp(conf, db=db), db
 
 

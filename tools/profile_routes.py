@@ -31,28 +31,16 @@ import sys
 import time
 import uuid
 
-from oslo_config import cfg
 import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_candidates as bc  # noqa: E402
 import bench_routes  # noqa: E402
 
-from placement import conf as placement_conf  # noqa: E402
-from placement.db import api as db_api  # noqa: E402
-from placement.db import models  # noqa: E402
 from placement import deploy  # noqa: E402
+from placement.tests.functional.fixtures import app as app_fixture  # noqa
 
 PROJECT = bench_routes.PROJECT
-
-
-def _conf(url):
-    conf = cfg.ConfigOpts()
-    placement_conf.register_opts(conf)
-    conf([], project='placement', default_config_files=[])
-    conf.set_override('connection', url, group='placement_database')
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    return conf
 
 
 class Counter:
@@ -179,10 +167,8 @@ def _profile(app, path_of, version, repeat, sort, limit):
 
 
 def _setup(url, n):
-    conf = _conf(url)
-    db = db_api.create_database(conf)
-    if not sa.inspect(db.writer).has_table('resource_providers'):
-        models.metadata.create_all(db.writer)
+    conf = app_fixture.make_conf(url)
+    db = app_fixture.open_database(conf)
     app = deploy.loadapp(conf, db)
     bc.load_sql(url, bc.flat_nodes(n))
     with db.writer.begin() as conn:

@@ -25,19 +25,14 @@ import sys
 import time
 import uuid
 
-from oslo_config import cfg
 import sqlalchemy as sa
 import webob
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_candidates as bc  # noqa: E402
 import bench_routes as br  # noqa: E402
 
-from placement import conf as placement_conf  # noqa: E402
-from placement.db import api as db_api  # noqa: E402
-from placement.db import models  # noqa: E402
 from placement import deploy  # noqa: E402
-from placement.objects import standards  # noqa: E402
+from placement.tests.functional.fixtures import app as app_fixture  # noqa
 
 
 class InProcess(br.Server):
@@ -74,15 +69,8 @@ class Counter:
 
 
 def _app(url):
-    conf = cfg.ConfigOpts()
-    placement_conf.register_opts(conf)
-    conf([], project='placement', default_config_files=[])
-    conf.set_override('connection', url, group='placement_database')
-    conf.set_override('auth_strategy', 'noauth2', group='api')
-    db = db_api.create_database(conf)
-    if not sa.inspect(db.writer).has_table('resource_providers'):
-        models.metadata.create_all(db.writer)
-    standards.sync(db)
+    conf = app_fixture.make_conf(url)
+    db = app_fixture.open_database(conf)
     return deploy.loadapp(conf, db=db), db
 
 
