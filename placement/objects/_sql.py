@@ -87,7 +87,7 @@ def fetch_ids_by_name(conn, table, names):
     names = set(names)
     # A name no database can hold (a lone surrogate, which a JSON map key
     # may spell) is missing without asking the database.
-    storable = [name for name in names if _encodable(name)]
+    storable = [name for name in names if encodable(name)]
     if not storable:
         return {}, sorted(names)
     rows = conn.execute(sa.select(table.c.name, table.c.id)
@@ -96,7 +96,7 @@ def fetch_ids_by_name(conn, table, names):
     return found, sorted(names - set(found))
 
 
-def _encodable(name):
+def encodable(name):
     try:
         name.encode('utf-8')
     except UnicodeEncodeError:

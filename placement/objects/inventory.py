@@ -188,8 +188,11 @@ def fetch_current(conn, provider_id, names) -> _Current:
     ``names``, and its usage of each; raise ResourceClassNotFound for an
     unknown name (the first alphabetically)."""
     class_ids, existing, usages = {}, {}, {}
+    # A name no database can hold (a lone surrogate) is unknown without
+    # asking the database.
+    storable = sorted({name for name in names if _sql.encodable(name)})
     rows = conn.execute(_SELECT_CURRENT, {'rp_id': provider_id,
-                                          'names': sorted(set(names))})
+                                          'names': storable})
     # Class id order, as fetch_inventories reads them.
     for row in sorted(rows, key=lambda row: row.id):
         class_ids[row.name] = row.id
@@ -422,7 +425,7 @@ def _write_one(conn, provider, current, inventory,
     # never updated), as upstream's rows do.
     now = _sql.utcnow()
     if name in current:
-        _update_row(conn, provider.id, class_id, inventory, now)
+        _update_rows(conn, provider.id, [(class_id, inventory)], now)
     else:
         _insert_rows(conn, provider.id, [(class_id, inventory)], now)
     wanted = dict(current, **{name: inventory})
