@@ -360,22 +360,28 @@ def create_provider(ctx, uuid: str, name: str,
             landed.expect_row(models.resource_providers.c.id, created.id,
                               True, lambda found: fetch_provider(found, uuid))
             return created
-    except db_exc.DBDuplicateEntry as exc:
-        if _uuid_taken(ctx, uuid):
-            # A row with both: the database may report either key first
-            # (PostgreSQL checks name first on a migrated schema); the
-            # uuid is the one named, as upstream does.
-            raise exception.DuplicateName(field='uuid', value=uuid)
-        raise _translate_duplicate(exc, None, name)
+    except db_exc.DBDuplicateEntry:
+        raise _refused_create(ctx, uuid, name)
     except db_exc.DBReferenceError:
         # The parent was deleted while this create ran.
         raise _create_error('parent provider UUID does not exist.')
 
 
 @db_api.operation
-def _uuid_taken(ctx, uuid) -> bool:
+def _refused_create(ctx, uuid, name):
+    """The DuplicateName of a create the unique keys refused, naming the
+    key upstream names: the uuid when it is taken, but on PostgreSQL the
+    name whenever that is taken (its name key is checked first there;
+    MariaDB's uuid key is). Either key may have fired, hence the read.
+    """
+    rp = models.resource_providers
     with db_api.reader(ctx) as conn:
-        return _has_rows(conn, models.resource_providers.c.uuid, uuid)
+        uuid_taken = _has_rows(conn, rp.c.uuid, uuid)
+        if uuid_taken and conn.dialect.name == 'postgresql':
+            uuid_taken = not _has_rows(conn, rp.c.name, name)
+    if uuid_taken:
+        return exception.DuplicateName(field='uuid', value=uuid)
+    return exception.DuplicateName(field='name', value=name)
 
 
 def _fetch_parent(conn, parent_uuid):
