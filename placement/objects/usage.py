@@ -91,11 +91,13 @@ def _consumers_from():
             .outerjoin(ctype, ctype.c.id == consumer.c.consumer_type_id))
 
 
-def _types_first_unknown():
-    """ORDER BY terms: consumer type name, the unknown (NULL) type first
-    on every backend (MariaDB has no NULLS FIRST)."""
-    name = models.consumer_types.c.name
-    return (sa.case((name.is_(None), 0), else_=1), name)
+def _types_unknown_last():
+    """ORDER BY terms: consumer types in the order they were made (id),
+    the unknown (NULL) type last, as upstream groups its report (seen:
+    MIGRATION before INSTANCE when made first, unknown last whatever the
+    order its consumers were written in)."""
+    ctype = models.consumer_types
+    return (sa.case((ctype.c.id.is_(None), 1), else_=0), ctype.c.id)
 
 
 @functools.cache
@@ -108,7 +110,7 @@ def select_project_usages_stmt(has_user=False, type_mode=None):
     JOIN users u ... LEFT JOIN consumer_types ct ...
     JOIN resource_classes rc ON rc.id = a.resource_class_id
     WHERE p.external_id = :project [AND u.external_id = :user] [AND type]
-    GROUP BY ct.name, rc.id, rc.name ORDER BY rc.id, ct.name
+    GROUP BY ct.id, ct.name, rc.id, rc.name ORDER BY rc.id, ct.id
     """
     alloc = models.allocations
     rc = models.resource_classes
@@ -121,8 +123,8 @@ def select_project_usages_stmt(has_user=False, type_mode=None):
         .join(alloc, alloc.c.consumer_id == models.consumers.c.uuid)
         .join(rc, rc.c.id == alloc.c.resource_class_id)
     ).where(*_project_filter(has_user, type_mode)
-            ).group_by(ctype.c.name, rc.c.id, rc.c.name
-                       ).order_by(rc.c.id, *_types_first_unknown())
+            ).group_by(ctype.c.id, ctype.c.name, rc.c.id, rc.c.name
+                       ).order_by(rc.c.id, *_types_unknown_last())
 
 
 @functools.cache
@@ -132,7 +134,7 @@ def select_consumer_counts_stmt(has_user=False, type_mode=None,
     (built once per ``_filter_shape``; values are bind parameters).
 
     SELECT ct.name, COUNT(DISTINCT c.id) FROM consumers c JOIN ...
-    WHERE ... AND EXISTS (allocations of c) GROUP BY ct.name
+    WHERE ... AND EXISTS (allocations of c) GROUP BY ct.id, ct.name
     """
     consumer = models.consumers
     alloc = models.allocations
@@ -146,7 +148,8 @@ def select_consumer_counts_stmt(has_user=False, type_mode=None,
         has_allocations, *_project_filter(has_user, type_mode))
     if not by_type:
         return stmt
-    return stmt.group_by(ctype.c.name).order_by(*_types_first_unknown())
+    return stmt.group_by(ctype.c.id, ctype.c.name).order_by(
+        *_types_unknown_last())
 
 
 def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
@@ -175,7 +178,7 @@ def group_usages(usage_rows, count_rows, group_by_type, consumer_type=None):
     for type_name, count in count_rows:
         # An ungrouped COUNT answers one row even when it counted 0.
         counts[key(type_name)] += int(count or 0)
-    # Groups in the count rows' (type name) order, classes in class order.
+    # Groups in the count rows' (type id) order, classes in class order.
     groups = {name: {} for name, count in counts.items() if count}
     for type_name, name, used in usage_rows:
         group = groups.setdefault(key(type_name), {})
