@@ -166,6 +166,13 @@ def load_sql(db_url, nodes):
             + 1)
         ids = {node[0]: start + i for i, node in enumerate(nodes)}
         _insert_rows(conn, t, nodes, ids, rc_ids, trait_ids, agg_id)
+        if engine.dialect.name == 'postgresql':
+            # Rows written with explicit ids leave the sequence behind:
+            # the next provider made through the API would take a used id.
+            conn.execute(sa.text(
+                "SELECT setval(pg_get_serial_sequence("
+                "'resource_providers', 'id'), "
+                "(SELECT MAX(id) FROM resource_providers))"))
     _analyze(engine)
     engine.dispose()
 

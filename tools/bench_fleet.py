@@ -9,8 +9,10 @@ limit=1000, a claim (PUT /allocations/{new consumer}) on one of the
 candidates, and, once ``--live`` instances exist, the DELETE of the
 oldest.
 
-For each N in ``--n`` (rising), each server gets ``--duration`` seconds
-of this load, the servers one after the other at every N. A server
+For each N in ``--n`` (rising), each server's database is loaded with
+exactly N providers (SQL, bench_candidates' flat shape) and gets
+``--duration`` seconds of this load, the servers one after the other at
+every N. A server
 sustains N when every request type's p95 is under 200 ms (candidates
 under 1 s), nothing failed, and the generator kept to its schedule (the
 p95 start delay under 100 ms). The answer is the largest N each server
@@ -182,8 +184,6 @@ def main():
     servers = [br.Server('ours', args.url, args.db)]
     if args.compare_url:
         servers.append(br.Server('other', args.compare_url, args.compare_db))
-    for server in servers:
-        server.load(max(levels))
     best = {s.label: 0 for s in servers}
     failed = set()
     print('# fleet: period %.0fs, %.1f boots/s, %.0fs per level, load %s'
@@ -192,7 +192,10 @@ def main():
         for server in servers:
             if server.label in failed:
                 continue
-            level = Level(server, server.uuids[:n], args, n)
+            # A fleet of N nodes has N providers: the scheduler's query
+            # reads every one of them, not the first N of a larger set.
+            server.load(n)
+            level = Level(server, server.uuids, args, n)
             cpu = level.run()
             ok, p95, late = level.verdict()
             print('%-5s N=%-6d %-4s gen CPU %3.0f%% late p95 %5.0f ms | %s%s'

@@ -94,12 +94,6 @@ class Server:
         bc.load_sql(self.db, nodes)
         engine = sa.create_engine(self.db)
         with engine.begin() as conn:
-            if engine.dialect.name == 'postgresql':
-                # Rows written with explicit ids leave the sequence behind.
-                conn.execute(sa.text(
-                    "SELECT setval(pg_get_serial_sequence("
-                    "'resource_providers', 'id'), "
-                    "(SELECT MAX(id) FROM resource_providers))"))
             rows = conn.execute(sa.text(
                 'SELECT uuid, generation FROM resource_providers '
                 'ORDER BY id')).all()
