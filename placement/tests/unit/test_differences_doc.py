@@ -12,9 +12,11 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
                                     '..'))
 
 
-def _allowlist_module():
-    path = os.path.join(ROOT, 'tools', 'differential_lib', 'allowlist.py')
-    spec = importlib.util.spec_from_file_location('differential_allowlist',
+def tool_module(name):
+    """``tools/differential_lib/<name>.py``, loaded from its file (the
+    tools are not a package of the service)."""
+    path = os.path.join(ROOT, 'tools', 'differential_lib', name + '.py')
+    spec = importlib.util.spec_from_file_location('differential_' + name,
                                                   path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -25,7 +27,7 @@ class TestDifferencesPage(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.allowlist = _allowlist_module()
+        self.allowlist = tool_module('allowlist')
         self.entries = self.allowlist.load()
 
     def test_page_is_rendered_from_the_allowlist(self):

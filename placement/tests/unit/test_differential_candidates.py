@@ -2,26 +2,13 @@
 candidate lists judged by what upstream may answer under some seed, and
 nothing else relaxed.
 """
-import importlib.util
 import json
-import os
 
 import testtools
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
-                                    '..'))
+from placement.tests.unit import test_differences_doc
 
-
-def _module():
-    path = os.path.join(ROOT, 'tools', 'differential_lib', 'candidates.py')
-    spec = importlib.util.spec_from_file_location('differential_candidates',
-                                                  path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-candidates = _module()
+candidates = test_differences_doc.tool_module('candidates')
 
 
 def _cand(*members, mappings=None):
