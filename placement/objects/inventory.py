@@ -119,23 +119,6 @@ def fetch_inventories(conn, provider_id) -> typing.Dict[str, Inventory]:
     return {row.resource_class: _inventory_from_row(row) for row in rows}
 
 
-def fetch_usages(conn, provider_id) -> typing.Dict[str, int]:
-    """{class name: sum of used} of the allocations against one provider.
-
-    SELECT rc.name, SUM(a.used) FROM allocations a
-    JOIN resource_classes rc ON rc.id = a.resource_class_id
-    WHERE a.resource_provider_id = :id GROUP BY rc.name
-    """
-    alloc = models.allocations
-    rc = models.resource_classes
-    rows = conn.execute(
-        sa.select(rc.c.name, sa.func.sum(alloc.c.used).label('used'))
-        .select_from(alloc.join(rc, rc.c.id == alloc.c.resource_class_id))
-        .where(alloc.c.resource_provider_id == provider_id)
-        .group_by(rc.c.name))
-    return {row.name: int(row.used) for row in rows}
-
-
 @dataclasses.dataclass(frozen=True)
 class _Current:
     """What a replacement needs to know before it writes."""
@@ -148,7 +131,7 @@ def select_current_stmt():
     """One provider's inventories and the classes a write names, each with
     the provider's usage of it, in one round trip.
 
-    SELECT rc.id, rc.name, inv.total, ..., inv.updated_at,
+    SELECT rc.id, rc.name AS resource_class, inv.total, ..., inv.updated_at,
            (SELECT COALESCE(SUM(a.used), 0) FROM allocations a
             WHERE a.resource_provider_id = :rp_id
               AND a.resource_class_id = rc.id) AS used
@@ -169,7 +152,8 @@ def select_current_stmt():
               inv.c.step_size, inv.c.allocation_ratio, inv.c.created_at,
               inv.c.updated_at)
     stored = sa.select(
-        rc.c.id, rc.c.name, *fields, used.label('used'),
+        rc.c.id, rc.c.name.label('resource_class'), *fields,
+        used.label('used'),
         sa.literal(1, sa.Integer).label('is_stored'),
     ).select_from(inv.join(rc, rc.c.id == inv.c.resource_class_id)).where(
         inv.c.resource_provider_id == sa.bindparam('rp_id'))
@@ -195,23 +179,14 @@ def fetch_current(conn, provider_id, names) -> _Current:
                                           'names': storable})
     # Class id order, as fetch_inventories reads them.
     for row in sorted(rows, key=lambda row: row.id):
-        class_ids[row.name] = row.id
-        usages[row.name] = int(row.used)
+        class_ids[row.resource_class] = row.id
+        usages[row.resource_class] = int(row.used)
         if row.is_stored:
-            existing[row.name] = _as_inventory(row)
+            existing[row.resource_class] = _inventory_from_row(row)
     missing = sorted(set(names) - set(class_ids))
     if missing:
         raise exception.ResourceClassNotFound(name=missing[0])
     return _Current(class_ids, existing, usages)
-
-
-def _as_inventory(row):
-    return Inventory(
-        resource_class=row.name, total=row.total, reserved=row.reserved,
-        min_unit=row.min_unit, max_unit=row.max_unit,
-        step_size=row.step_size,
-        allocation_ratio=float(row.allocation_ratio),
-        created_at=row.created_at, updated_at=row.updated_at)
 
 
 def _delete_rows(conn, provider_id, class_ids):
@@ -409,27 +384,32 @@ def set_inventories(ctx, provider_uuid, seen_generation, inventories,
         return generation, stored
 
 
-def _write_one(conn, provider, current, inventory,
+def _write_one(conn, locked, current, inventory,
                allow_reserved_equal_total):
-    """Store one class next to ``current``; return it as stored.
+    """Store one class of a ``locked`` (provider, new generation) next to
+    ``current`` (``fetch_current``); register the post-condition and
+    return (generation, the class as stored).
 
     Only this class's capacity is checked: the others were valid when
-    they were written (and may predate a stricter microversion).
+    they were written (and may predate a stricter microversion). This
+    class's row only is written: the others keep their updated_at (NULL
+    if never updated), as upstream's rows do.
     """
+    provider, generation = locked
     check_capacity(provider.uuid, inventory, allow_reserved_equal_total)
     name = inventory.resource_class
-    class_id = rc_obj.fetch_ids_by_name(conn, [name])[name]
-    _warn_on_overuse(provider.uuid, {name: inventory},
-                     fetch_usages(conn, provider.id))
-    # This class's row only: the others keep their updated_at (NULL if
-    # never updated), as upstream's rows do.
+    _warn_on_overuse(provider.uuid, {name: inventory}, current.usages)
     now = _sql.utcnow()
-    if name in current:
-        _update_rows(conn, provider.id, [(class_id, inventory)], now)
+    record = [(current.class_ids[name], inventory)]
+    before = current.existing.get(name)
+    if before is not None:
+        _update_rows(conn, provider.id, record, now)
     else:
-        _insert_rows(conn, provider.id, [(class_id, inventory)], now)
-    wanted = dict(current, **{name: inventory})
-    return fetch_inventories(conn, provider.id)[name], wanted
+        _insert_rows(conn, provider.id, record, now)
+    expect_inventories(provider.uuid, generation,
+                       dict(current.existing, **{name: inventory}),
+                       lambda found: (generation, found[name]))
+    return generation, _stamped(inventory, before, now)
 
 
 @db_api.operation(on_duplicate='conflict')
@@ -441,17 +421,20 @@ def add_inventory(ctx, provider_uuid, inventory,
     errors of ``replace_inventories``.
     """
     with db_api.transaction(ctx) as conn:
-        provider, generation = _lock_provider(conn, provider_uuid)
-        current = fetch_inventories(conn, provider.id)
+        locked = _lock_provider(conn, provider_uuid)
         name = inventory.resource_class
-        if name in current:
+        try:
+            current = fetch_current(conn, locked[0].id, [name])
+        except exception.ResourceClassNotFound:
+            # A bad capacity is named before an unknown class.
+            check_capacity(provider_uuid, inventory,
+                           allow_reserved_equal_total)
+            raise
+        if name in current.existing:
             raise exception.InventoryExists(resource_class=name,
                                             uuid=provider_uuid)
-        stored, wanted = _write_one(conn, provider, current, inventory,
-                                    allow_reserved_equal_total)
-        expect_inventories(provider.uuid, generation, wanted,
-                lambda found: (generation, found[name]))
-        return generation, stored
+        return _write_one(conn, locked, current, inventory,
+                          allow_reserved_equal_total)
 
 
 @db_api.operation(on_duplicate='conflict')
@@ -464,19 +447,14 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
     capacity (InvalidInventoryCapacity*).
     """
     with db_api.transaction(ctx) as conn:
-        provider, generation = _lock_provider(conn, provider_uuid,
-                                              seen_generation)
+        locked = _lock_provider(conn, provider_uuid, seen_generation)
         name = inventory.resource_class
-        rc_obj.fetch_ids_by_name(conn, [name])
-        current = fetch_inventories(conn, provider.id)
-        if name not in current:
+        current = fetch_current(conn, locked[0].id, [name])
+        if name not in current.existing:
             raise exception.InventoryNotFound(resource_class=name,
                                               uuid=provider_uuid)
-        stored, wanted = _write_one(conn, provider, current, inventory,
-                                    allow_reserved_equal_total)
-        expect_inventories(provider.uuid, generation, wanted,
-                lambda found: (generation, found[name]))
-        return generation, stored
+        return _write_one(conn, locked, current, inventory,
+                          allow_reserved_equal_total)
 
 
 @db_api.operation(on_duplicate='conflict')
@@ -488,19 +466,20 @@ def delete_inventory(ctx, provider_uuid, resource_class):
     """
     with db_api.transaction(ctx) as conn:
         provider, generation = _lock_provider(conn, provider_uuid)
-        current = fetch_inventories(conn, provider.id)
-        if resource_class not in current:
+        current = fetch_current(conn, provider.id, [])
+        existing = dict(current.existing)
+        if resource_class not in existing:
             rc_obj.fetch_ids_by_name(conn, [resource_class])
             raise exception.InventoryNotFound(resource_class=resource_class,
                                               uuid=provider_uuid)
-        if fetch_usages(conn, provider.id).get(resource_class, 0) > 0:
+        if current.usages.get(resource_class, 0) > 0:
             raise exception.InventoryInUse(resource_classes=resource_class,
                                            uuid=provider_uuid)
-        del current[resource_class]
+        del existing[resource_class]
         # That row only: the others keep their updated_at, as upstream's.
-        _delete_rows(conn, provider.id, rc_obj.fetch_ids_by_name(
-            conn, [resource_class]).values())
-        expect_inventories(provider.uuid, generation, current,
+        _delete_rows(conn, provider.id,
+                     [current.class_ids[resource_class]])
+        expect_inventories(provider.uuid, generation, existing,
                            lambda stored: None)
 
 

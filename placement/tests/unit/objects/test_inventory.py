@@ -171,13 +171,14 @@ class TestReplaceInventories(unittest.TestCase):
                           self._replace, equal, False)
         self._replace(equal, True)
 
-    def test_fetch_usages_sums_per_class(self):
+    def test_current_usages_sum_per_class(self):
         self._replace({'VCPU': inv_obj.Inventory('VCPU', total=8)})
         self._allocate('VCPU', 2)
         self._allocate('VCPU', 3)
         with db_api.reader(self.db) as conn:
             self.assertEqual({'VCPU': 5},
-                             inv_obj.fetch_usages(conn, self.provider.id))
+                             inv_obj.fetch_current(
+                                 conn, self.provider.id, []).usages)
 
 
 class TestOperations(unittest.TestCase):
