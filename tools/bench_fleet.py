@@ -168,10 +168,7 @@ class Level:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--url', required=True)
-    parser.add_argument('--db', required=True)
-    parser.add_argument('--compare-url')
-    parser.add_argument('--compare-db')
+    br.add_server_args(parser)
     parser.add_argument('--n', default='100,200,400,800')
     parser.add_argument('--period', type=float, default=60.0)
     parser.add_argument('--duration', type=float, default=60.0)

@@ -269,12 +269,17 @@ def _figures(samples):
     return statistics.median(samples), bc.p95(samples)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_server_args(parser):
+    """Our server and its database, and the one compared with."""
     parser.add_argument('--url', required=True)
     parser.add_argument('--db', required=True)
     parser.add_argument('--compare-url')
     parser.add_argument('--compare-db')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_server_args(parser)
     parser.add_argument('--n', type=int, default=1000)
     parser.add_argument('--repeat', type=int, default=20)
     parser.add_argument('--rounds', type=int, default=3)
