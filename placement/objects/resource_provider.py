@@ -254,28 +254,13 @@ def _update_error(reason):
     return exception.ObjectActionError(action='update', reason=reason)
 
 
-def _check_unique(conn, uuid, name, exclude_id=None):
-    """Raise DuplicateName when another provider has ``uuid`` or ``name``."""
+def _check_name_free(conn, name, exclude_id):
+    """Raise DuplicateName when a provider other than ``exclude_id`` has
+    ``name`` (a create leaves this to the unique keys: _refused_create)."""
     rp = models.resource_providers
-    wanted = [rp.c.name == name]
-    if uuid is not None:
-        wanted.append(rp.c.uuid == uuid)
-    stmt = sa.select(rp.c.id, rp.c.uuid, rp.c.name).where(sa.or_(*wanted))
-    if exclude_id is not None:
-        stmt = stmt.where(rp.c.id != exclude_id)
-    rows = conn.execute(stmt).all()
-    if uuid is not None and any(row.uuid == uuid for row in rows):
-        raise exception.DuplicateName(field='uuid', value=uuid)
-    if rows:
+    if conn.execute(sa.select(rp.c.id).where(
+            rp.c.name == name, rp.c.id != exclude_id)).first():
         raise exception.DuplicateName(field='name', value=name)
-
-
-def _translate_duplicate(exc, uuid, name):
-    """A unique-key race lost at INSERT/UPDATE time, as DuplicateName."""
-    columns = ' '.join(str(column) for column in (exc.columns or ()))
-    if uuid is not None and 'uuid' in columns:
-        return exception.DuplicateName(field='uuid', value=uuid)
-    return exception.DuplicateName(field='name', value=name)
 
 
 def _select_parent_stmt():
@@ -465,13 +450,14 @@ def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
             else:
                 lock_provider_row(conn, uuid)
             provider = fetch_provider(conn, uuid)
-            _check_unique(conn, None, name, exclude_id=provider.id)
+            _check_name_free(conn, name, provider.id)
             rp = models.resource_providers
             conn.execute(rp.update().where(rp.c.id == provider.id).values(
                 name=name, updated_at=_sql.utcnow()))
             return fetch_provider(conn, uuid)
-    except db_exc.DBDuplicateEntry as exc:
-        raise _translate_duplicate(exc, None, name)
+    except db_exc.DBDuplicateEntry:
+        # The same name taken by a rename that committed meanwhile.
+        raise exception.DuplicateName(field='name', value=name)
 
 
 # --- delete ---------------------------------------------------------------

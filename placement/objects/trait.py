@@ -191,17 +191,16 @@ def delete_trait(ctx, name: str) -> None:
         raise exception.TraitInUse(name=name)
 
 
-def fetch_provider_traits(conn, provider_id,
-                          by_name=False) -> typing.List[Trait]:
+def fetch_provider_traits(conn, provider_id) -> typing.List[Trait]:
     """The traits of one provider, by trait id (as upstream's GET shows
-    them) or ``by_name`` (as its PUT answers)."""
+    them)."""
     trait = models.traits
     rpt = models.resource_provider_traits
     rows = conn.execute(
         sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
         .select_from(trait.join(rpt, rpt.c.trait_id == trait.c.id))
         .where(rpt.c.resource_provider_id == provider_id)
-        .order_by(trait.c.name if by_name else trait.c.id))
+        .order_by(trait.c.id))
     return [_trait_from_row(row) for row in rows]
 
 
