@@ -3,23 +3,24 @@
 The write path is the one that must never over-commit. Within one attempt
 (one transaction) it reads the consumers with their current allocations
 (and, in the same round trip, the ids of the classes, projects, users and
-types named), then, in ONE statement, the generation of every affected provider (gaining
-or losing allocations) together with the inventories and usage of those
-providers. It checks capacity in Python, writes consumer and allocation
-rows, and finally compare-and-swaps the generation of every affected
-provider in one UPDATE (its scan meets the rows in the same order for
-every writer; a deadlock would be retried like any other). As upstream does, a
-provider is "affected" when it appears in a consumer's new allocations;
-a provider that only loses allocations keeps its generation, except that
-the providers of a consumer whose new allocations are empty are bumped.
+types named), then, in ONE statement, the generation of every affected
+provider (gaining or losing allocations) together with the inventories and
+usage of those providers. It checks capacity in Python, writes consumer
+and allocation rows, and finally compare-and-swaps the generation of every
+affected provider in one UPDATE (its scan meets the rows in the same order
+for every writer; a deadlock would be retried like any other). As
+upstream does, a provider is "affected" when it appears in a consumer's
+new allocations; a provider that only loses allocations keeps its
+generation, except that the providers of a consumer whose new
+allocations are empty are bumped.
 Any writer that raised the usage of a provider we add to after our
 statement read it has also bumped that provider's generation in its own
 committed transaction, so our swap fails and the attempt is rolled back.
 A writer that only lowered it cannot make our check wrong, and two
 writers of one consumer meet on the consumer generation, which every
-write (update or delete of the consumer row) compares and swaps. A single statement sees a single snapshot at
-every isolation level (so the usage is never newer than the generations),
-which makes this hold at READ COMMITTED as well as with snapshot
+write (update or delete of the consumer row) compares and swaps. A single
+statement sees a single snapshot at every isolation level (so the usage
+is never newer than the generations), which makes this hold at READ COMMITTED as well as with snapshot
 isolation; under PostgreSQL REPEATABLE READ/SERIALIZABLE the swap fails as
 a serialization error instead, which is retried the same way.
 A lost provider race is retried in a fresh transaction, up to

@@ -112,21 +112,6 @@ def named_id_selects(padding=()):
         for kind, table, column in _NAMED]
 
 
-def select_named_ids_stmt():
-    """All four lookups in one round trip (expanding binds, empty allowed).
-
-    SELECT 'class', name, id FROM resource_classes WHERE name IN (:class)
-    UNION ALL SELECT 'project', external_id, id FROM projects
-              WHERE external_id IN (:project)
-    UNION ALL SELECT 'user', external_id, id FROM users ...
-    UNION ALL SELECT 'type', name, id FROM consumer_types ...
-    """
-    return sa.union_all(*named_id_selects())
-
-
-_NAMED_IDS = select_named_ids_stmt()
-
-
 def named_params(classes, projects, users, types) -> dict:
     """The bound values of ``named_id_selects``."""
     return {'class': sorted(set(classes)), 'project': sorted(set(projects)),
@@ -140,14 +125,6 @@ def names_from_rows(rows) -> Names:
         found[row.kind][row.name] = row.id
     return Names(found['class'], found['project'], found['user'],
                  found['type'])
-
-
-def fetch_names(conn, classes, projects, users, types) -> Names:
-    """The ids of the named rows that exist (missing ones are absent)."""
-    params = named_params(classes, projects, users, types)
-    if not any(params.values()):
-        return names_from_rows(())
-    return names_from_rows(conn.execute(_NAMED_IDS, params))
 
 
 _INSERT_CONSUMERS = models.consumers.insert()
