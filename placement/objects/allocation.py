@@ -20,9 +20,10 @@ A writer that only lowered it cannot make our check wrong, and two
 writers of one consumer meet on the consumer generation, which every
 write (update or delete of the consumer row) compares and swaps. A single
 statement sees a single snapshot at every isolation level (so the usage
-is never newer than the generations), which makes this hold at READ COMMITTED as well as with snapshot
-isolation; under PostgreSQL REPEATABLE READ/SERIALIZABLE the swap fails as
-a serialization error instead, which is retried the same way.
+is never newer than the generations), which makes this hold at READ
+COMMITTED as well as with snapshot isolation; under PostgreSQL REPEATABLE
+READ/SERIALIZABLE the swap fails as a serialization error instead, which
+is retried the same way.
 A lost provider race is retried in a fresh transaction, up to
 ``[placement] allocation_conflict_retry_count`` times.
 """
