@@ -189,7 +189,11 @@ class _RetryCase:
                 'FOR UPDATE'), {'c': consumer})
             thread, result = self._in_thread(lambda: self._send(
                 'DELETE', '/allocations/%s' % consumer))
-            time.sleep(1.3)
+            # Hold the lock until the first attempt has timed out on it
+            # (a fixed sleep lost the race on a busy machine).
+            deadline = time.monotonic() + 10
+            while not self.retries and time.monotonic() < deadline:
+                time.sleep(0.05)
             holder.rollback()
         thread.join()
         self.assertEqual(204, result['value'][0], result['value'])
