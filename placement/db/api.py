@@ -42,6 +42,7 @@ import sqlalchemy as sa
 from sqlalchemy import pool as sa_pool
 
 from placement.db import driver
+from placement.db import prepared
 from placement.db import retry
 from placement import exception
 
@@ -356,6 +357,8 @@ def create_engine(url, mysql_sql_mode=None, connection_recycle_time=3600,
         _add_mysql_events(engine, mysql_sql_mode)
     elif backend == 'sqlite':
         _add_sqlite_events(engine, sqlite_synchronous)
+    elif backend == 'postgresql':
+        prepared.add_events(engine)
     driver.add_events(engine, timeouts or driver.Timeouts())
     exc_filters.register_engine(engine)
     if max_retries:

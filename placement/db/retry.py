@@ -69,8 +69,14 @@ POSTGRESQL_ERRORS = {
     '57P01': Failure.DISCONNECT,  # admin_shutdown
     '57P02': Failure.DISCONNECT,  # crash_shutdown
     '57P03': Failure.NOT_READY,  # cannot_connect_now (starting up)
+    # The session lost (or already held) a prepared statement of ours:
+    # db.prepared starts over, or stops preparing (see there).
+    '26000': Failure.NOT_READY,  # invalid_sql_statement_name
+    '42P05': Failure.NOT_READY,  # duplicate_prepared_statement
     '08': Failure.DISCONNECT,    # connection_exception (class)
 }
+
+PLAN_CHANGED = 'cached plan must not change result type'
 
 # Codes that mean "this connection should not be used again" although
 # the driver does not call them a disconnect.
@@ -103,6 +109,10 @@ def _postgresql_failure(error):
                 and type(error).__name__ == 'OperationalError'):
             return Failure.DISCONNECT
         return None
+    if pgcode == '0A000' and PLAN_CHANGED in str(error):
+        # A prepared statement whose columns a schema change altered:
+        # db.prepared prepares it again on the next attempt.
+        return Failure.NOT_READY
     return POSTGRESQL_ERRORS.get(pgcode, POSTGRESQL_ERRORS.get(pgcode[:2]))
 
 

@@ -277,7 +277,8 @@ def _range_end(conn, query, lookups, low, size):
     stmt = sql.cached(binds.key('range_end'), lambda: (
         sa.select(_RP.c.id).where(*where).order_by(_RP.c.id)
         .offset(offset).limit(1)))
-    row = conn.execute(stmt, binds.values).first()
+    row = conn.execute(stmt, binds.values,
+                       execution_options=sql.PREPARED).first()
     return None if row is None else row.id
 
 

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.sql import visitors
 
 from placement.db import models
+from placement.db import prepared
 from placement.objects import _sql
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
@@ -98,6 +99,8 @@ INT, TEXT, INT_OR_NONE = 'int', 'text', 'int or none'
 # events); elsewhere a large packed answer would come back cut short and
 # be read twice.
 PACKING_DIALECTS = ('mysql',)
+# Execution options of the statements worth preparing (db.prepared).
+PREPARED = {prepared.PREPARE_OPTION: True}
 
 
 def rows(conn, key, build, params, types):
@@ -106,7 +109,9 @@ def rows(conn, key, build, params, types):
 
     On MySQL they travel packed (see above); a packed answer that came
     back cut short (group_concat_max_len, max_allowed_packet) is asked
-    again row by row.
+    again row by row. Elsewhere they are prepared statements where the
+    engine prepares them (PostgreSQL, db.prepared): most of what the
+    server spent on them was planning.
     """
     if conn.dialect.name in PACKING_DIALECTS:
         stmt = cached(('packed',) + key,
@@ -115,7 +120,8 @@ def rows(conn, key, build, params, types):
         found = _sql.unpack_json_rows(count, text, len(types))
         if found is not None:
             return found
-    return conn.execute(cached(key, build), params).all()
+    return conn.execute(cached(key, build), params,
+                        execution_options=PREPARED).all()
 
 
 def _packed(stmt, types):
