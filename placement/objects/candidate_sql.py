@@ -71,7 +71,8 @@ class Binds:
 
 
 def cached(key, build):
-    """The statement of ``key``, built by ``build()`` the first time."""
+    """The statement of ``key`` (or what else is built from statements,
+    such as a chunk's scope), built by ``build()`` the first time."""
     stmt = _STATEMENTS.get(key)
     if stmt is None:
         if len(_STATEMENTS) >= MAX_STATEMENTS:
