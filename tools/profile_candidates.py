@@ -9,7 +9,12 @@ the median CPU milliseconds of this process per request
 waiting for the CPU, and the database server's work is not ours), the
 wall milliseconds, the SQL statements per request and, on PostgreSQL,
 the server's CPU milliseconds per request (its backends' own time).
-``--profile NAME`` prints a cProfile of that query's requests instead.
+``--profile NAME`` prints a cProfile of that query's requests instead;
+``--plans`` (PostgreSQL) prints, per statement of one request, the
+server's planning and execution milliseconds as a plain statement and
+as the prepared statement the service runs (EXPLAIN ANALYZE, the last
+of several runs on a connection of its own: caches warm, and the
+generic plan once the server settles on it).
 
     .venv/bin/python tools/profile_candidates.py --shape nested \\
         --db mysql+pymysql://root@127.0.0.1/perf_prof --load sql
@@ -29,6 +34,7 @@ import webob
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_candidates as bc  # noqa: E402
 
+from placement.db import prepared  # noqa: E402
 from placement import deploy  # noqa: E402
 from placement.tests.functional.fixtures import app as app_fixture  # noqa
 
@@ -103,6 +109,50 @@ def measure(app, counter, query, repeat):
             counter.statements / repeat, server, body)
 
 
+def plans(app, db, query, runs=7):
+    """Print (planning, execution) ms of each statement of one request
+    of ``query``, plain and prepared (see the module docstring)."""
+    seen = []
+
+    def executed(conn, cursor, statement, params, context, many):
+        # The statement before db.prepared made it an EXECUTE.
+        seen.append((context.statement, context.parameters[0]))
+    sa.event.listen(db.reader, 'after_cursor_execute', executed)
+    call(app, query)
+    sa.event.remove(db.reader, 'after_cursor_execute', executed)
+    # A connection of its own: the pool's hold the service's statements.
+    engine = sa.create_engine(db.reader.url, poolclass=sa.pool.NullPool)
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        for number, (statement, params) in enumerate(seen):
+            text = prepared._Text(statement)
+            for _ in range(runs):
+                plain = _explain(cursor, statement, params)
+            cursor.execute(text.prepare)
+            for _ in range(runs):
+                found = _explain(cursor, text.execute, params)
+            cursor.execute('DEALLOCATE ' + text.name)
+            print('   statement %d: plain %.3f + %.3f ms, prepared %.3f '
+                  '+ %.3f ms (planning + execution): %s' % (
+                      number + 1, *plain, *found,
+                      ' '.join(statement.split())[:60]))
+        raw.rollback()
+    finally:
+        raw.close()
+        engine.dispose()
+
+
+def _explain(cursor, statement, params):
+    cursor.execute('EXPLAIN (ANALYZE, SUMMARY) ' + statement, params)
+    times = {}
+    for (line,) in cursor.fetchall():
+        for label in ('Planning Time', 'Execution Time'):
+            if line.strip().startswith(label):
+                times[label] = float(line.split(':')[1].split()[0])
+    return times.get('Planning Time', 0.0), times['Execution Time']
+
+
 def profile(app, query, repeat, lines):
     prof = cProfile.Profile(time.process_time)
     call(app, query)
@@ -129,6 +179,9 @@ def main():
     parser.add_argument('--profile', metavar='NAME',
                         help='cProfile the query whose name starts so')
     parser.add_argument('--lines', type=int, default=40)
+    parser.add_argument('--plans', action='store_true',
+                        help='PostgreSQL: planning and execution per '
+                        'statement, plain and prepared')
     args = parser.parse_args()
     app, db = build_app(args.db, args.randomize)
     if args.load == 'sql':
@@ -150,6 +203,8 @@ def main():
         print('%-32s %7d %9.2f %9.2f %6.1f %9s' % (
             name, count, cpu, wall, stmts,
             '-' if server is None else '%.2f' % server), flush=True)
+        if args.plans and db.dialect == 'postgresql':
+            plans(app, db, query)
     db.dispose()
 
 
