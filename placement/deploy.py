@@ -16,9 +16,9 @@ The middleware order, outermost first, and why:
 7. fault wrap: an uncaught exception becomes a logged JSON 500.
 8. dispatch (``handler.PlacementHandler``).
 """
+import os
+
 from oslo_log import log as logging
-from oslo_middleware import cors
-from oslo_middleware import http_proxy_to_wsgi
 
 from placement import auth
 from placement.db import api as db_api
@@ -45,11 +45,39 @@ CORS_EXPOSE_HEADERS = [
 CORS_ALLOW_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
 
 
+# The option groups of oslo.middleware's CORS and proxy headers parsing.
+# The package imports every middleware it has (jinja2, bcrypt and more):
+# 3.7 MiB per process, so it is imported only when a configuration file
+# section, an environment override or an earlier registration may set
+# one of these groups (_middleware_configured).
+MIDDLEWARE_GROUPS = ('cors', 'oslo_middleware')
+
+
 def set_cors_defaults():
     """Placement's CORS defaults: the headers and methods the API needs."""
+    from oslo_middleware import cors
     cors.set_defaults(allow_headers=CORS_ALLOW_HEADERS,
                       expose_headers=CORS_EXPOSE_HEADERS,
                       allow_methods=CORS_ALLOW_METHODS)
+
+
+def register_middleware_opts(conf):
+    """Register the [cors] and [oslo_middleware] options on ``conf``."""
+    from oslo_middleware import cors
+    from oslo_middleware import http_proxy_to_wsgi
+    set_cors_defaults()
+    cors.CORS(None, conf)
+    http_proxy_to_wsgi.HTTPProxyToWSGI(None, conf)
+
+
+def _middleware_configured(conf):
+    sections = set(conf.list_all_sections())
+    for group in MIDDLEWARE_GROUPS:
+        prefix = 'OS_%s__' % group.upper()
+        if group in conf or group in sections or any(
+                name.startswith(prefix) for name in os.environ):
+            return True
+    return False
 
 
 def _auth(app, conf):
@@ -59,9 +87,17 @@ def _auth(app, conf):
 
 
 def _cors(app, conf):
+    from oslo_middleware import cors
     set_cors_defaults()
     middleware = cors.CORS(app, conf)
     return middleware if conf.cors.allowed_origin else app
+
+
+def _proxy_headers(app, conf):
+    from oslo_middleware import http_proxy_to_wsgi
+    if conf.oslo_middleware.enable_proxy_headers_parsing:
+        return http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    return app
 
 
 def build_app(conf, db, enforcer):
@@ -72,11 +108,13 @@ def build_app(conf, db, enforcer):
         app, errors.json_error_formatter)
     app = auth.PlacementContext(app, conf, db, enforcer)
     app = _auth(app, conf)
-    app = _cors(app, conf)
+    with_middleware = _middleware_configured(conf)
+    if with_middleware:
+        app = _cors(app, conf)
     app = requestlog.RequestLog(app)
     app = requestlog.RequestId(app)
-    if conf.oslo_middleware.enable_proxy_headers_parsing:
-        app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    if with_middleware:
+        app = _proxy_headers(app, conf)
     return app
 
 
@@ -95,7 +133,8 @@ def loadapp(conf, db=None):
     """Build the whole application for ``conf`` (and optionally ``db``)."""
     if db is None:
         db = db_api.create_database(conf)
-    http_proxy_to_wsgi.HTTPProxyToWSGI(None, conf)  # registers its options
+    if _middleware_configured(conf):
+        register_middleware_opts(conf)
     enforcer = policy.build_enforcer(conf)
     update_database(conf, db)
     return build_app(conf, db, enforcer)
