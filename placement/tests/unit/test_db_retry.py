@@ -69,9 +69,17 @@ class ClassifyTest(testtools.TestCase):
                 ('40001', F.RACE), ('40P01', F.RACE), ('55P03', F.RACE),
                 ('57P01', F.DISCONNECT), ('08006', F.DISCONNECT),
                 ('08001', F.DISCONNECT), ('57P03', F.NOT_READY),
+                ('26000', F.NOT_READY), ('42P05', F.NOT_READY),
+                ('0A000', None),
                 ('23505', None), ('42P01', None), ('22003', None)):
             with self.subTest(pgcode=pgcode):
                 self.assertIs(failure, retry.classify(pg_error(pgcode)))
+
+    def test_prepared_statement_whose_columns_changed_is_rerun(self):
+        error = _PgError('0A000')
+        error.args = ('cached plan must not change result type',)
+        self.assertIs(F.NOT_READY, retry.classify(
+            sa.exc.NotSupportedError('EXECUTE pl_x', {}, error)))
 
     def test_libpq_failure_without_sqlstate_is_a_lost_connection(self):
         refused = sa.exc.OperationalError(
