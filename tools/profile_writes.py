@@ -63,8 +63,9 @@ class Counter:
     def __init__(self, engine):
         self.statements = []
         self.commands = [0]
+        self.pymysql = engine.dialect.driver == 'pymysql'
         sa.event.listen(engine, 'before_cursor_execute', self._before)
-        if engine.dialect.driver == 'pymysql':
+        if self.pymysql:
             import pymysql
             cls = pymysql.connections.Connection
             command, commands = cls._execute_command, self.commands
@@ -218,7 +219,8 @@ def main():
             step(server, 10_000 + 100 * k + i)
         cpu, stmts, trips = measure(server, counter, step, args.repeat,
                                     1000 * k)
-        print('%-34s %8.2f %6.1f %6.1f' % (name, cpu, stmts, trips))
+        print('%-34s %8.2f %6.1f %6s' % (
+            name, cpu, stmts, '%.1f' % trips if counter.pymysql else '-'))
         if args.sql:
             before = len(counter.statements)
             step(server, 999_000 + k)
@@ -230,7 +232,9 @@ def main():
             for i in range(args.repeat):
                 step(server, 500_000 + i)
             prof.disable()
-            pstats.Stats(prof).sort_stats(os.environ.get('SORT', 'cumulative')).print_stats(int(os.environ.get('LINES', '45')))
+            pstats.Stats(prof).sort_stats(
+                os.environ.get('SORT', 'cumulative')).print_stats(
+                int(os.environ.get('LINES', '45')))
     if args.claims:
         print(claims(server, counter, args.claims, 10))
     db.dispose()
