@@ -57,11 +57,23 @@ class InProcess(br.Server):
 
 
 class Counter:
-    """Statements (and their text) sent on the engine."""
+    """Statements (and their text) sent on the engine; on PyMySQL also
+    the commands (round trips: statements, COMMIT, ROLLBACK, ping)."""
 
     def __init__(self, engine):
         self.statements = []
+        self.commands = [0]
+        self.pymysql = engine.dialect.driver == 'pymysql'
         sa.event.listen(engine, 'before_cursor_execute', self._before)
+        if self.pymysql:
+            import pymysql
+            cls = pymysql.connections.Connection
+            command, commands = cls._execute_command, self.commands
+
+            def counted(conn, *args):
+                commands[0] += 1
+                return command(conn, *args)
+            cls._execute_command = counted
 
     def _before(self, conn, cursor, statement, parameters, context,
                 executemany):
@@ -101,14 +113,17 @@ def _consumers(server):
 
 
 def measure(server, counter, step, repeat, start):
-    """(median CPU ms, statements per request) over ``repeat`` requests."""
+    """(median CPU ms, statements, round trips per request) over
+    ``repeat`` requests."""
     cpu = []
-    before = len(counter.statements)
+    before, commands = len(counter.statements), counter.commands[0]
     for i in range(start, start + repeat):
         t0 = time.process_time()
         step(server, i)
         cpu.append((time.process_time() - t0) * 1000)
-    return statistics.median(cpu), (len(counter.statements) - before) / repeat
+    return (statistics.median(cpu),
+            (len(counter.statements) - before) / repeat,
+            (counter.commands[0] - commands) / repeat)
 
 
 # --- claims under contention, in process -----------------------------------
@@ -196,14 +211,16 @@ def main():
     counter = Counter(db.writer)
     steps = [(name, step) for name, step in _steps()
              if not args.only or args.only in name]
-    print('%-34s %8s %6s' % ('route', 'cpu ms', 'stmts'))
+    print('%-34s %8s %6s %6s' % ('route', 'cpu ms', 'stmts', 'trips'))
     for k, (name, step) in enumerate(steps):
         if name.startswith('DELETE'):
             _consumers(server)
         for i in range(10):  # warm up
             step(server, 10_000 + 100 * k + i)
-        cpu, stmts = measure(server, counter, step, args.repeat, 1000 * k)
-        print('%-34s %8.2f %6.1f' % (name, cpu, stmts))
+        cpu, stmts, trips = measure(server, counter, step, args.repeat,
+                                    1000 * k)
+        print('%-34s %8.2f %6.1f %6s' % (
+            name, cpu, stmts, '%.1f' % trips if counter.pymysql else '-'))
         if args.sql:
             before = len(counter.statements)
             step(server, 999_000 + k)
@@ -215,7 +232,9 @@ def main():
             for i in range(args.repeat):
                 step(server, 500_000 + i)
             prof.disable()
-            pstats.Stats(prof).sort_stats(os.environ.get('SORT', 'cumulative')).print_stats(int(os.environ.get('LINES', '45')))
+            pstats.Stats(prof).sort_stats(
+                os.environ.get('SORT', 'cumulative')).print_stats(
+                int(os.environ.get('LINES', '45')))
     if args.claims:
         print(claims(server, counter, args.claims, 10))
     db.dispose()

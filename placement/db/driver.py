@@ -13,6 +13,7 @@ from oslo_db import exception as db_exc
 from oslo_log import log as logging
 import sqlalchemy as sa
 
+from placement.db import pymysql_conn
 from placement.db import retry
 
 LOG = logging.getLogger(__name__)
@@ -75,6 +76,12 @@ def add_events(engine, timeouts: Timeouts) -> None:
 
     if backend != 'mysql':
         return
+
+    if engine.dialect.driver == 'pymysql':
+        @sa.event.listens_for(engine, 'do_connect')
+        def cheaper_connection(dialect, conn_rec, cargs, cparams):
+            # After short_connect (listeners run in order): its timeouts.
+            return pymysql_conn.Connection(*cargs, **cparams)
 
     query = engine.url.query
     read = float(query.get('read_timeout', timeouts.read))

@@ -15,6 +15,7 @@ from placement.db import api as db_api
 from placement.db import models
 from placement.objects import _sql
 from placement.objects import landed
+from placement.objects import provider_cas
 from placement.objects import resource_provider as rp_obj
 
 
@@ -156,11 +157,12 @@ def set_aggregates(ctx, provider_uuid: str, uuids,
     generation is left alone. Opens its own transaction.
     """
     with db_api.transaction(ctx) as conn:
-        provider = rp_obj.fetch_locked_provider(conn, provider_uuid)
-        generation = provider.generation
         if seen_generation is not None:
-            generation = rp_obj.bump_generation(conn, provider.id,
-                                                seen_generation)
+            provider, generation = provider_cas.lock_and_bump(
+                conn, provider_uuid, seen_generation)
+        else:
+            provider = rp_obj.fetch_locked_provider(conn, provider_uuid)
+            generation = provider.generation
         replace_provider_aggregates(conn, provider.id, uuids)
         result = ProviderAggregates(tuple(uuids), generation)
         landed.expect_provider(provider.uuid, generation, lambda found, rp: (

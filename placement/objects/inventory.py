@@ -22,6 +22,7 @@ from placement import exception
 from placement.objects import _sql
 from placement.objects import landed
 from placement.objects import resource_class as rc_obj
+from placement.objects import provider_cas
 from placement.objects import resource_provider as rp_obj
 from placement.solver import model
 
@@ -307,8 +308,10 @@ def _lock_provider(conn, provider_uuid, seen_generation=None):
     provider queue on its row: the loser's CAS finds a new generation and
     fails cleanly, instead of racing on inventory rows.
     """
-    provider = rp_obj.fetch_locked_provider(conn, provider_uuid,
-                                            seen_generation)
+    if seen_generation is not None:
+        return provider_cas.lock_and_bump(conn, provider_uuid,
+                                          seen_generation)
+    provider = rp_obj.fetch_locked_provider(conn, provider_uuid)
     generation = rp_obj.bump_generation(conn, provider.id,
                                         provider.generation)
     return provider, generation

@@ -19,6 +19,7 @@ from placement.db import models
 from placement import exception
 from placement.objects import _sql
 from placement.objects import landed
+from placement.objects import provider_insert
 from placement.objects import provider_tree
 
 # An argument that was not given at all (as opposed to given as None).
@@ -297,19 +298,49 @@ def _insert_provider(conn, uuid, name, parent) -> Provider:
 
     The unique keys on uuid and name refuse a duplicate (DBDuplicateEntry,
     which the caller translates): no SELECT beforehand. A root learns its
-    own id by an update; its updated_at is set from birth (upstream's root
-    rows carry it, its child rows do not).
+    own id by an update (on PostgreSQL inside the INSERT: provider_insert);
+    its updated_at is set from birth (upstream's root rows carry it, its
+    child rows do not).
     """
     now = _sql.utcnow()
     updated_at = None if parent else now
-    provider_id = conn.execute(_INSERT, dict(
-        uuid=uuid, name=name, generation=0, created_at=now,
-        updated_at=updated_at,
-        parent_provider_id=parent.id if parent else None,
-        root_provider_id=parent.root_provider_id if parent else None,
-    )).inserted_primary_key[0]
-    if parent is None:
-        conn.execute(_SET_OWN_ROOT, {'rp_id': provider_id})
+    if parent is None and provider_insert.root_in_one_statement(conn):
+        provider_id = provider_insert.insert_root(conn, uuid, name, now)
+    else:
+        provider_id = conn.execute(_INSERT, dict(
+            uuid=uuid, name=name, generation=0, created_at=now,
+            updated_at=updated_at,
+            parent_provider_id=parent.id if parent else None,
+            root_provider_id=parent.root_provider_id if parent else None,
+        )).inserted_primary_key[0]
+        if parent is None:
+            conn.execute(_SET_OWN_ROOT, {'rp_id': provider_id})
+    return _created(uuid, name, now, provider_id, parent)
+
+
+def _insert_child(conn, uuid, name, parent_uuid) -> Provider:
+    """The child's INSERT in one statement (provider_insert)."""
+    now = _sql.utcnow()
+    row = provider_insert.insert_child(conn, uuid, name, now, parent_uuid)
+    if row is None:
+        raise _create_error('parent provider UUID does not exist.')
+    parent = _ParentRow(row.parent_provider_id, row.parent_uuid,
+                        row.root_provider_id, row.root_uuid)
+    return _created(uuid, name, now, row.id, parent)
+
+
+@dataclasses.dataclass(frozen=True)
+class _ParentRow:
+    """What _created needs of a parent (as _SELECT_PARENT's row)."""
+    id: int
+    uuid: str
+    root_provider_id: typing.Optional[int]
+    root_uuid: typing.Optional[str]
+
+
+def _created(uuid, name, now, provider_id, parent) -> Provider:
+    """The provider as just inserted (under ``parent``, or a root)."""
+    updated_at = None if parent else now
     return Provider(
         id=provider_id, uuid=uuid, name=name, generation=0,
         parent_provider_id=parent.id if parent else None,
@@ -327,8 +358,9 @@ def create_provider(ctx, uuid: str, name: str,
 
     ``uuid`` must already be canonical. Raises ObjectActionError for a bad
     name or parent, DuplicateName for a taken uuid or name. Opens its own
-    transaction: two statements (the parent's row, or the root's own id;
-    and the INSERT).
+    transaction: one statement where provider_insert can (a child with
+    INSERT ... RETURNING, a root on PostgreSQL), else two (the parent's
+    row, or the root's own id; and the INSERT).
     """
     if not name:
         raise _create_error('name is required')
@@ -338,10 +370,13 @@ def create_provider(ctx, uuid: str, name: str,
             'parent provider UUID to None if there is no parent.')
     try:
         with db_api.transaction(ctx) as conn:
-            parent = None
-            if parent_uuid is not None:
-                parent = _fetch_parent(conn, parent_uuid)
-            created = _insert_provider(conn, uuid, name, parent)
+            if parent_uuid is None:
+                created = _insert_provider(conn, uuid, name, None)
+            elif provider_insert.child_in_one_statement(conn):
+                created = _insert_child(conn, uuid, name, parent_uuid)
+            else:
+                created = _insert_provider(
+                    conn, uuid, name, _fetch_parent(conn, parent_uuid))
             landed.expect_row(models.resource_providers.c.id, created.id,
                               True, lambda found: fetch_provider(found, uuid))
             return created
