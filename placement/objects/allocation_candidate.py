@@ -121,9 +121,10 @@ def list_candidates(ctx, query: model.CandidateQuery,
     with gc_pause.no_cyclic_gc(), db_api.reader(ctx) as conn:
         lookups = _fetch_lookups(conn, query, store)
         candidates, seen = _solve_in_chunks(conn, query, options, lookups)
-    root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
-    scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
-    summaries = _summaries(scope, seen, with_traits)
+        root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
+        scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
+        places = sql.heap_places(conn, _scope_ids(scope, seen))
+    summaries = _summaries(scope, seen, with_traits, places)
     if query.in_tree_uuids:
         # Upstream's order with in_tree: the trees of sharing providers
         # after the others (else, provider id order throughout).
@@ -554,9 +555,10 @@ def _scope_ids(scope, seen):
     return sorted(scope.provider_ids)
 
 
-def _summaries(scope, seen, with_traits):
+def _summaries(scope, seen, with_traits, places=None):
     """ProviderSummary per provider in scope, in provider id order (as
-    upstream lists them), traits in trait id order."""
+    upstream lists them on MariaDB) or by ``places`` (heap_places), traits
+    in upstream's order (provider_state)."""
     providers, entries = seen.providers, seen.entries
     inventories = seen.inventories
     empty = ()
@@ -581,5 +583,6 @@ def _summaries(scope, seen, with_traits):
             root.uuid if root else rp.uuid,
             resources,
             entries[rp_id].listed_traits if with_traits else empty)))
-    found.sort(key=operator.itemgetter(0))
+    found.sort(key=operator.itemgetter(0) if places is None
+               else lambda summary: places[summary[0]])
     return found

@@ -511,3 +511,20 @@ def links_stmt(table, key_column, where):
                 _RP, _RP.c.id == table.c.resource_provider_id))
             .where(key_column.in_(sa.bindparam('link_ids', expanding=True)),
                    where))
+
+
+def heap_places(conn, ids):
+    """{provider id: its place in the heap} of ``ids`` on a dialect of
+    _sql.PHYSICAL_ORDER_DIALECTS, where upstream's plan reads the
+    providers table front to back for the provider summaries (by
+    experiment); None elsewhere (and for fewer than two ids).
+
+    SELECT rp.id FROM resource_providers rp WHERE rp.id IN (:ids)
+    ORDER BY rp.ctid
+    """
+    if conn.dialect.name not in _sql.PHYSICAL_ORDER_DIALECTS or len(ids) < 2:
+        return None
+    rows = conn.execute(
+        sa.select(_RP.c.id).where(_RP.c.id.in_(sorted(ids)))
+        .order_by(_sql.physical_order(_RP)))
+    return {row[0]: place for place, row in enumerate(rows)}
