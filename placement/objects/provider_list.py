@@ -93,6 +93,13 @@ def _narrowing_filters(pfilter):
             + bool(required and (required.required or required.any_of)))
 
 
+def _hashed(pfilter, dialect):
+    """Whether upstream's plan for ``pfilter`` hashes the matches (see
+    ``_list_order``)."""
+    return (dialect in _sql.PHYSICAL_ORDER_DIALECTS
+            and pfilter.in_tree is None and _narrowing_filters(pfilter) == 1)
+
+
 def _list_order(pfilter, dialect):
     """ORDER BY terms: upstream's order, which is the database's.
 
@@ -102,23 +109,31 @@ def _list_order(pfilter, dialect):
     - unfiltered, or with two or more narrowing filters (where the
       planner expects a row or so and loops over the providers), the
       table is read front to back: the heap's order, ctid;
-    - with exactly one narrowing filter, the matching providers are
-      hashed and the tables of their roots and of their parents are
-      read front to back to join them, in that order: children come
-      grouped by their parent's place in the heap, each group in heap
-      order, then the roots, which have no parent to meet, in reverse
-      heap order (all in one hash bucket, listed last in first).
+    - with exactly one narrowing filter (``_hashed``), the matching
+      providers are hashed and the tables of their roots and of their
+      parents are read front to back to join them, in that order:
+      children come grouped by their parent's place in the heap, each
+      group in heap order, then the roots, which have no parent to
+      meet, in reverse heap order (all in one hash bucket, listed last
+      in first): ``_roots_reversed`` turns them round (a descending
+      term here would make the sort three times as dear).
     """
     rp = models.resource_providers
     if (dialect not in _sql.PHYSICAL_ORDER_DIALECTS
             or pfilter.in_tree is not None):
         return (rp.c.id,)
-    if _narrowing_filters(pfilter) != 1:
+    if not _hashed(pfilter, dialect):
         return (_sql.physical_order(rp),)
-    is_child = _PARENT.c.id.isnot(None)
     return (_sql.physical_order(_PARENT).nulls_last(),
-            sa.case((is_child, _sql.physical_order(rp))),
-            _sql.physical_order(rp).desc())
+            _sql.physical_order(rp))
+
+
+def _roots_reversed(rows):
+    """``rows`` with the roots, which come last, in reverse order."""
+    first_root = len(rows)
+    while first_root and rows[first_root - 1][3] is None:
+        first_root -= 1
+    return rows[:first_root] + rows[first_root:][::-1]
 
 
 def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids,
@@ -261,7 +276,10 @@ def _fetch_rows(conn, pfilter, rc_ids, trait_ids):
             return found
     stmt, params = _cached_statement(pfilter, rc_ids, trait_ids, False,
                                      conn.dialect.name)
-    return conn.execute(stmt, params).all()
+    rows = conn.execute(stmt, params).all()
+    if _hashed(pfilter, conn.dialect.name):
+        return _roots_reversed(rows)
+    return rows
 
 
 def _looked_up_in_sql(table, names):
