@@ -120,3 +120,153 @@ class ProviderListOrderTest(unittest.TestCase):
             else:
                 expected = [name for name in BY_ID if name in pg_order]
             self.assertEqual(expected, listed[query], query)
+
+
+CUSTOM = ['CUSTOM_ZZ', 'CUSTOM_AA', 'CUSTOM_MM']
+P_UUID = '10000000-0000-4000-8000-000000000001'
+Q_UUID = '10000000-0000-4000-8000-000000000002'
+CONSUMERS = ['20000000-0000-4000-8000-00000000000%d' % n for n in (1, 2, 3)]
+
+
+def trait_scenario(send):
+    """Custom traits made ZZ, AA, MM; provider p given five traits, q
+    three: {what: names listed}. (Standard traits' ids, hence their
+    places, vary from one database to the next: only custom ones and
+    HW_NUMA_ROOT-free answers are compared.)"""
+    for name in CUSTOM:
+        assert send('PUT', '/traits/' + name)[0] == 201
+    for uuid, name in ((P_UUID, 'p'), (Q_UUID, 'q')):
+        assert send('POST', '/resource_providers',
+                    {'name': name, 'uuid': uuid})[0] == 200
+    found = {}
+
+    def put(uuid, traits, generation):
+        status, answer = send(
+            'PUT', '/resource_providers/%s/traits' % uuid,
+            {'traits': traits, 'resource_provider_generation': generation})
+        assert status == 200, answer
+        return answer['traits']
+
+    found['put p'] = put(P_UUID, ['CUSTOM_AA', 'CUSTOM_MM', 'CUSTOM_ZZ'], 0)
+    found['put q'] = put(Q_UUID, ['CUSTOM_MM', 'CUSTOM_ZZ'], 0)
+    # q's links now: MM and ZZ, then AA written after them.
+    put(Q_UUID, ['CUSTOM_MM', 'CUSTOM_ZZ', 'CUSTOM_AA'], 1)
+    for uuid, name in ((P_UUID, 'p'), (Q_UUID, 'q')):
+        answer = send('GET', '/resource_providers/%s/traits' % uuid)[1]
+        found['get ' + name] = answer['traits']
+    answer = send('GET', '/traits?name=startswith:CUSTOM_')[1]
+    found['startswith'] = answer['traits']
+    answer = send('GET', '/traits?name=in:CUSTOM_MM,CUSTOM_AA,CUSTOM_ZZ')[1]
+    found['in'] = answer['traits']
+    return found
+
+
+# what: (PostgreSQL, MariaDB/SQLite). Links are written in the order a
+# Python set of the new trait ids iterates (CPython: by id modulo the
+# table size, here ascending), and listed on PostgreSQL as written.
+TRAIT_ORDERS = {
+    'put p': (CUSTOM, sorted(CUSTOM)),
+    'put q': (['CUSTOM_ZZ', 'CUSTOM_MM'], ['CUSTOM_MM', 'CUSTOM_ZZ']),
+    'get p': (CUSTOM, CUSTOM),
+    'get q': (['CUSTOM_ZZ', 'CUSTOM_MM', 'CUSTOM_AA'], CUSTOM),
+    'startswith': (CUSTOM, sorted(CUSTOM)),
+    'in': (CUSTOM, sorted(CUSTOM)),
+}
+
+
+def allocation_scenario(send):
+    """Three consumers allocate on p (the second twice, moving it last):
+    the classes p's allocations list for each consumer, in order."""
+    assert send('POST', '/resource_providers',
+                {'name': 'p', 'uuid': P_UUID})[0] == 200
+    inventories = {rc: {'total': 100}
+                   for rc in ('VCPU', 'MEMORY_MB', 'DISK_GB')}
+    assert send('PUT', '/resource_providers/%s/inventories' % P_UUID,
+                {'inventories': inventories,
+                 'resource_provider_generation': 0})[0] == 200
+    writes = ((0, [('VCPU', 1), ('DISK_GB', 2), ('MEMORY_MB', 3)], None),
+              (1, [('MEMORY_MB', 3), ('VCPU', 1)], None),
+              (2, [('DISK_GB', 2), ('VCPU', 1)], None),
+              (0, [('VCPU', 2), ('DISK_GB', 2), ('MEMORY_MB', 3)], 1))
+    for consumer, resources, generation in writes:
+        body = {'allocations': {P_UUID: {'resources': dict(resources)}},
+                'project_id': 'p', 'user_id': 'u', 'consumer_type': 'X',
+                'consumer_generation': generation}
+        status, answer = send('PUT', '/allocations/' + CONSUMERS[consumer],
+                              body)
+        assert status == 204, answer
+    answer = send('GET', '/resource_providers/%s/allocations' % P_UUID)[1]
+    return [(CONSUMERS.index(uuid), list(entry['resources']))
+            for uuid, entry in answer['allocations'].items()]
+
+
+# PostgreSQL: consumers in the consumers table's heap order, each one's
+# rows newest first; MariaDB/SQLite: in the order written.
+ALLOCATION_ORDERS = (
+    [(1, ['VCPU', 'MEMORY_MB']), (2, ['VCPU', 'DISK_GB']),
+     (0, ['MEMORY_MB', 'DISK_GB', 'VCPU'])],
+    [(1, ['MEMORY_MB', 'VCPU']), (2, ['DISK_GB', 'VCPU']),
+     (0, ['VCPU', 'DISK_GB', 'MEMORY_MB'])],
+)
+
+
+class TraitAndAllocationOrderTest(unittest.TestCase):
+
+    def test_trait_orders(self):
+        app_fixture.on_each_backend(self, self._check_traits)
+
+    def _check_traits(self, placement):
+        found = trait_scenario(_webob_sender(placement.app))
+        pick = 0 if placement.backend.name == 'postgresql' else 1
+        for what, orders in TRAIT_ORDERS.items():
+            self.assertEqual(orders[pick], found[what], what)
+
+    def test_allocation_orders(self):
+        app_fixture.on_each_backend(self, self._check_allocations)
+
+    def _check_allocations(self, placement):
+        found = allocation_scenario(_webob_sender(placement.app))
+        pick = 0 if placement.backend.name == 'postgresql' else 1
+        self.assertEqual(ALLOCATION_ORDERS[pick], found)
+
+
+def summary_scenario(send):
+    """p then q made with VCPU; p gets traits last (its row rewritten
+    after q's): (providers of the summaries, p's traits there)."""
+    for uuid, name in ((P_UUID, 'p'), (Q_UUID, 'q')):
+        assert send('POST', '/resource_providers',
+                    {'name': name, 'uuid': uuid})[0] == 200
+        assert send('PUT', '/resource_providers/%s/inventories' % uuid,
+                    {'inventories': {'VCPU': {'total': 8}},
+                     'resource_provider_generation': 0})[0] == 200
+    for name in CUSTOM:
+        assert send('PUT', '/traits/' + name)[0] == 201
+    assert send('PUT', '/resource_providers/%s/traits' % P_UUID,
+                {'traits': ['CUSTOM_MM', 'CUSTOM_ZZ'],
+                 'resource_provider_generation': 1})[0] == 200
+    assert send('PUT', '/resource_providers/%s/traits' % P_UUID,
+                {'traits': ['CUSTOM_MM', 'CUSTOM_ZZ', 'CUSTOM_AA'],
+                 'resource_provider_generation': 2})[0] == 200
+    answer = send('GET', '/allocation_candidates?resources=VCPU:1')[1]
+    summaries = answer['provider_summaries']
+    return ([{P_UUID: 'p', Q_UUID: 'q'}[uuid] for uuid in summaries],
+            summaries[P_UUID]['traits'])
+
+
+# PostgreSQL: providers in heap order, traits as their links were
+# written; MariaDB/SQLite: providers and traits by id.
+SUMMARY_ORDERS = (
+    (['q', 'p'], ['CUSTOM_ZZ', 'CUSTOM_MM', 'CUSTOM_AA']),
+    (['p', 'q'], CUSTOM),
+)
+
+
+class SummaryOrderTest(unittest.TestCase):
+
+    def test_summary_orders(self):
+        app_fixture.on_each_backend(self, self._check)
+
+    def _check(self, placement):
+        found = summary_scenario(_webob_sender(placement.app))
+        pick = 0 if placement.backend.name == 'postgresql' else 1
+        self.assertEqual(SUMMARY_ORDERS[pick], found)
