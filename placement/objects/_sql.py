@@ -18,6 +18,22 @@ def utcnow():
         tzinfo=None, microsecond=0)
 
 
+# On PostgreSQL upstream leaves several lists to the plan (no ORDER BY),
+# and on small tables the plan reads the table front to back: the rows
+# come in the heap's physical order, ctid (page, slot). A row is placed
+# where it is written; an UPDATE writes a new version, usually after the
+# others. Ordering by ctid there gives the same order for the same
+# writes. MySQL's InnoDB reads in primary-key order, so it keeps the
+# index orders (and SQLite its own).
+PHYSICAL_ORDER_DIALECTS = ('postgresql',)
+
+
+def physical_order(table):
+    """The position of ``table``'s rows in the heap (PostgreSQL's ctid);
+    only for a dialect of PHYSICAL_ORDER_DIALECTS."""
+    return sa.literal_column('%s.ctid' % table.name)
+
+
 def capacity_expr(inv=models.inventories):
     """(total - reserved) * allocation_ratio, as a float expression.
 
@@ -112,15 +128,20 @@ def fetch_linked_ids(conn, link_table, column, provider_id) -> set:
         .where(link_table.c.resource_provider_id == provider_id))}
 
 
-def replace_links(conn, link_table, column, provider_id, current, wanted):
+def replace_links(conn, link_table, column, provider_id, current, wanted,
+                  in_set_order=False):
     """Turn one provider's ids ``current`` in ``link_table`` into ``wanted``:
-    delete the stale rows, insert the new ones (in id order)."""
+    delete the stale rows, insert the new ones (in id order; with
+    ``in_set_order`` in the order the set ``wanted - current`` iterates,
+    as upstream writes trait links: on PostgreSQL a provider's traits
+    are listed in the order their rows were written)."""
     stale = current - wanted
     if stale:
         conn.execute(link_table.delete().where(
             link_table.c.resource_provider_id == provider_id,
             link_table.c[column].in_(sorted(stale))))
-    added = sorted(wanted - current)
+    added = wanted - current
+    added = list(added) if in_set_order else sorted(added)
     if added:
         now = utcnow()
         # One multi-row INSERT (executemany).

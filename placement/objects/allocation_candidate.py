@@ -118,9 +118,14 @@ def list_candidates(ctx, query: model.CandidateQuery,
     with gc_pause.no_cyclic_gc(), db_api.reader(ctx) as conn:
         lookups = _fetch_lookups(conn, query, store)
         candidates, seen = _solve_in_chunks(conn, query, options, lookups)
+        heap_ordered = conn.dialect.name in sql.HEAP_ORDER_DIALECTS
     root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
     scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
-    summaries = _summaries(scope, seen, with_traits)
+    places = None
+    if heap_ordered:
+        # The providers as read (sql.state_stmt's heap_order).
+        places = {rp_id: place for place, rp_id in enumerate(seen.providers)}
+    summaries = _summaries(scope, seen, with_traits, places)
     if query.in_tree_uuids:
         # Upstream's order with in_tree: the trees of sharing providers
         # after the others (else, provider id order throughout).
@@ -452,8 +457,9 @@ def _fetch_providers(conn, scope, store, flat=False):
     every provider column, a temporary table that costs MariaDB more than
     the second arm of the UNION.
     """
-    rows = scope.rows(conn, ('state', flat),
-                      lambda where: sql.state_stmt(where, flat),
+    heap_order = conn.dialect.name in sql.HEAP_ORDER_DIALECTS
+    rows = scope.rows(conn, ('state', flat, heap_order),
+                      lambda where: sql.state_stmt(where, flat, heap_order),
                       sql.FLAT_STATE_TYPES if flat else sql.STATE_TYPES)
     usage, found = {}, []
     for row in rows:
@@ -566,9 +572,10 @@ def _scope_ids(scope, seen):
     return sorted(scope.provider_ids)
 
 
-def _summaries(scope, seen, with_traits):
+def _summaries(scope, seen, with_traits, places=None):
     """ProviderSummary per provider in scope, in provider id order (as
-    upstream lists them), traits in trait id order."""
+    upstream lists them on MariaDB) or by ``places`` ({id: place}), traits
+    in upstream's order (provider_state)."""
     providers, entries = seen.providers, seen.entries
     inventories = seen.inventories
     empty = ()
@@ -593,5 +600,6 @@ def _summaries(scope, seen, with_traits):
             root.uuid if root else rp.uuid,
             resources,
             entries[rp_id].listed_traits if with_traits else empty)))
-    found.sort(key=operator.itemgetter(0))
+    found.sort(key=operator.itemgetter(0) if places is None
+               else lambda summary: places[summary[0]])
     return found

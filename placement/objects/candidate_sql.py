@@ -104,6 +104,8 @@ INT, TEXT, INT_OR_NONE = 'int', 'text', 'int or none'
 PACKING_DIALECTS = ('mysql',)
 # Execution options of the statements worth preparing (db.prepared).
 PREPARED = {prepared.PREPARE_OPTION: True}
+# Where the providers are read in heap order (state_stmt's heap_order).
+HEAP_ORDER_DIALECTS = _sql.PHYSICAL_ORDER_DIALECTS
 
 
 def rows(conn, key, build, params, types):
@@ -493,10 +495,10 @@ def providers_stmt(where, flat):
     return sa.select(*columns).where(where)
 
 
-def state_stmt(where, flat):
+def state_stmt(where, flat, heap_order=False):
     """The providers in scope and their usage, in one round trip:
 
-    <providers_stmt> [, NULL when flat]
+    <providers_stmt> [, NULL when flat] [ORDER BY rp.ctid]
     UNION ALL
     SELECT a.resource_provider_id, NULL, SUM(a.used), a.resource_class_id
            [, NULL]
@@ -507,6 +509,12 @@ def state_stmt(where, flat):
     A usage row is the one with no uuid: (provider id, None, used, class
     id[, None]). Two statements cost a second round trip and a second
     pass through the driver, about a fifth of a millisecond.
+
+    ``heap_order`` (PostgreSQL): the providers in the heap's order, the
+    order of upstream's provider summaries there (its plan reads the
+    providers table front to back; by experiment). Sorting a thousand
+    providers costs the server about 0.1 ms; a statement of its own for
+    the summaries' order cost 1 to 2 ms.
     """
     alloc = models.allocations
     providers = providers_stmt(where, flat)
@@ -531,6 +539,8 @@ def state_stmt(where, flat):
                  .where(where))
     usage = usage.group_by(alloc.c.resource_provider_id,
                            alloc.c.resource_class_id)
+    if heap_order:
+        providers = providers.order_by(_sql.physical_order(_RP))
     return sa.union_all(providers, usage)
 
 

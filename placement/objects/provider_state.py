@@ -21,6 +21,7 @@ import weakref
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.objects import _sql
 
 # Beyond this many providers the store starts over rather than grow.
 MAX_ENTRIES = 200000
@@ -115,6 +116,15 @@ def entries(conn, store, keys):
     return found
 
 
+def _traits_order(dialect):
+    """A provider's traits as upstream lists them: by trait id on
+    MariaDB, in the order the links were written on PostgreSQL (where its
+    plan reads them front to back)."""
+    if dialect in _sql.PHYSICAL_ORDER_DIALECTS:
+        return _sql.physical_order(_RPT)
+    return _RPT.c.trait_id
+
+
 def _load(conn, store, keys):
     inventories, traits = {}, {}
     for start in range(0, len(keys), IN_BATCH):
@@ -131,7 +141,7 @@ def _load(conn, store, keys):
             sa.select(_RPT.c.resource_provider_id, _TRAITS.c.name)
             .select_from(_RPT.join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
             .where(_RPT.c.resource_provider_id.in_(ids))
-            .order_by(_RPT.c.trait_id))
+            .order_by(_traits_order(conn.dialect.name)))
         for rp_id, name in rows:
             traits.setdefault(rp_id, []).append(name)
     empty = ()

@@ -85,7 +85,7 @@ def _trait_from_row(row):
     return Trait(row.name, row.created_at, row.updated_at)
 
 
-def select_traits_stmt(tfilter):
+def select_traits_stmt(tfilter, dialect=None):
     """SELECT name, created_at, updated_at FROM traits WHERE ... ORDER BY
     ...; ``associated`` becomes [NOT] EXISTS over provider links.
 
@@ -93,7 +93,9 @@ def select_traits_stmt(tfilter):
     by name when the name is filtered (the name index answers it); else
     with associated=true by the first provider (lowest id) having each
     trait, then trait id (a scan of the provider-trait index); else by
-    id.
+    id. On PostgreSQL the table is read front to back (_sql.
+    physical_order), but for associated=true, where upstream's order
+    comes from a hash of the ids (kept as on MariaDB).
     """
     trait = models.traits
     stmt = sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
@@ -108,6 +110,9 @@ def select_traits_stmt(tfilter):
         linked = sa.exists(sa.select(sa.literal(1)).select_from(rpt)
                            .where(rpt.c.trait_id == trait.c.id))
         stmt = stmt.where(linked if tfilter.associated else ~linked)
+    if (dialect in _sql.PHYSICAL_ORDER_DIALECTS
+            and not tfilter.associated):
+        return stmt.order_by(_sql.physical_order(trait))
     if tfilter.names is not None or tfilter.prefix is not None:
         return stmt.order_by(trait.c.name)
     if tfilter.associated:
@@ -124,7 +129,8 @@ def list_traits(ctx, tfilter: TraitListFilter) -> typing.List[Trait]:
     """Traits matching the filter, in upstream's order (see above)."""
     with db_api.reader(ctx) as conn:
         return [_trait_from_row(row)
-                for row in conn.execute(select_traits_stmt(tfilter))]
+                for row in conn.execute(
+                    select_traits_stmt(tfilter, conn.dialect.name))]
 
 
 def fetch_trait(conn, name) -> Trait:
@@ -191,38 +197,49 @@ def delete_trait(ctx, name: str) -> None:
         raise exception.TraitInUse(name=name)
 
 
+def _provider_traits_order(dialect):
+    """How upstream's GET lists a provider's traits: by trait id on
+    MariaDB (the link table's primary key); on PostgreSQL in the order
+    the link rows were written (_sql.physical_order)."""
+    rpt = models.resource_provider_traits
+    if dialect in _sql.PHYSICAL_ORDER_DIALECTS:
+        return _sql.physical_order(rpt)
+    return rpt.c.trait_id
+
+
 def fetch_provider_traits(conn, provider_id) -> typing.List[Trait]:
-    """The traits of one provider, by trait id (as upstream's GET shows
-    them)."""
+    """The traits of one provider, as upstream's GET shows them."""
     trait = models.traits
     rpt = models.resource_provider_traits
     rows = conn.execute(
         sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
         .select_from(trait.join(rpt, rpt.c.trait_id == trait.c.id))
         .where(rpt.c.resource_provider_id == provider_id)
-        .order_by(trait.c.id))
+        .order_by(_provider_traits_order(conn.dialect.name)))
     return [_trait_from_row(row) for row in rows]
 
 
 @functools.cache
-def _select_provider_traits_stmt():
-    """The provider and its traits by trait id, in one statement."""
+def _select_provider_traits_stmt(dialect):
+    """The provider and its traits in upstream's order, in one
+    statement."""
     trait = models.traits
     rpt = models.resource_provider_traits
     return rp_obj.select_with_children_stmt(
         (trait.c.name, trait.c.created_at, trait.c.updated_at),
         ((rpt, lambda rp: rpt.c.resource_provider_id == rp.c.id),
          (trait, lambda rp: trait.c.id == rpt.c.trait_id)),
-        (trait.c.id,))
+        (_provider_traits_order(dialect),))
 
 
 @db_api.operation
 def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
-    """The traits of a provider, by trait id (as upstream's GET shows
-    them); raise ResourceProviderNotFound."""
+    """The traits of a provider, as upstream's GET shows them; raise
+    ResourceProviderNotFound."""
     with db_api.reader(ctx) as conn:
         provider, rows = rp_obj.fetch_with_children(
-            conn, _select_provider_traits_stmt(), provider_uuid)
+            conn, _select_provider_traits_stmt(conn.dialect.name),
+            provider_uuid)
     return ProviderTraits(
         tuple(Trait(row[1], row[2], row[3]) for row in rows),
         provider.generation)
@@ -236,7 +253,7 @@ def fetch_provider_trait_ids(conn, provider_id) -> set:
 def replace_provider_traits(conn, provider_id, current, wanted) -> None:
     """Turn the provider's trait ids ``current`` into ``wanted``."""
     _sql.replace_links(conn, models.resource_provider_traits, 'trait_id',
-                       provider_id, current, wanted)
+                       provider_id, current, wanted, in_set_order=True)
 
 
 def set_provider_traits(ctx, provider_uuid: str, names,
@@ -267,9 +284,10 @@ def _expect_traits(provider_uuid, generation, wanted_ids):
     landed.expect_provider(provider_uuid, generation, matches)
 
 
-def select_named_and_linked_stmt():
-    """The traits named (by name order) and the provider's trait ids, in
-    one round trip.
+@functools.cache
+def select_named_and_linked_stmt(dialect=None):
+    """The traits named (in upstream's order for the PUT's answer) and
+    the provider's trait ids, in one round trip.
 
     SELECT t.id, t.name, t.created_at, t.updated_at, 1 AS is_named
     FROM traits t WHERE t.name IN (:names)
@@ -277,6 +295,10 @@ def select_named_and_linked_stmt():
     SELECT rpt.trait_id, NULL, NULL, NULL, 0
     FROM resource_provider_traits rpt WHERE rpt.resource_provider_id = :rp_id
     ORDER BY name
+
+    By name as MariaDB answers from the name index; on PostgreSQL, which
+    reads the traits table front to back, by the named rows' ctid
+    (_sql.physical_order).
     """
     trait = models.traits
     rpt = models.resource_provider_traits
@@ -288,17 +310,20 @@ def select_named_and_linked_stmt():
         rpt.c.trait_id, sa.null(), sa.null(), sa.null(),
         sa.literal(0, sa.Integer),
     ).where(rpt.c.resource_provider_id == sa.bindparam('rp_id'))
+    if dialect in _sql.PHYSICAL_ORDER_DIALECTS:
+        named = named.add_columns(
+            _sql.physical_order(trait).label('position'))
+        linked = linked.add_columns(sa.null())
+        return sa.union_all(named, linked).order_by(sa.column('position'))
     return sa.union_all(named, linked).order_by(sa.column('name'))
 
 
-_NAMED_AND_LINKED = select_named_and_linked_stmt()
-
-
 def _fetch_named_and_linked(conn, provider_id, names):
-    """([Trait named, in the database's name order], {their ids}, {the
+    """([Trait named, in upstream's order], {their ids}, {the
     provider's trait ids}); raise TraitNotFound naming the missing."""
     named, wanted, current = [], set(), set()
-    for row in conn.execute(_NAMED_AND_LINKED, {
+    stmt = select_named_and_linked_stmt(conn.dialect.name)
+    for row in conn.execute(stmt, {
             'names': sorted(set(names)), 'rp_id': provider_id}):
         if row.is_named:
             named.append(_trait_from_row(row))
