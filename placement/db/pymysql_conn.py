@@ -9,12 +9,13 @@
    as psycopg2 and libpq skip a ROLLBACK outside a transaction. Any other
    command, an error included, makes the next ROLLBACK go out.
 
-2. The parsing of result-set metadata. Each SELECT's answer starts with
+2. The parsing of column definitions. Each SELECT's answer starts with
    one column-definition packet per column, which PyMySQL parses in
    Python (a sixth of a claim's CPU). The same statement gets the same
-   packets byte for byte, so the parsed columns are remembered by the
-   packets' bytes (bounded; one dict lookup, safe across threads: the
-   values are never changed once stored).
+   packets byte for byte, so the parsed packet is remembered by its
+   bytes and handed out again (bounded; one dict lookup; safe across
+   threads, since a parsed packet is never changed once made). PyMySQL
+   does everything else with it as usual.
 
 Used for every MySQL engine on PyMySQL (driver.add_events).
 """
@@ -22,58 +23,10 @@ import pymysql
 from pymysql import connections
 from pymysql.constants import SERVER_STATUS
 
-# {(encoding, use_unicode, column packets): (fields, converters,
-# description)}; cleared when it reaches _CACHE_MAX entries.
+# {(packet bytes, encoding): FieldDescriptorPacket}; cleared when it
+# reaches _CACHE_MAX entries.
 _CACHE = {}
-_CACHE_MAX = 2048
-
-
-class _Result(connections.MySQLResult):
-    """A result whose column definitions are parsed once per shape."""
-
-    def _get_descriptions(self):
-        conn = self.connection
-        packets = tuple(conn._read_packet().get_all_data()
-                        for _ in range(self.field_count))
-        eof_packet = conn._read_packet()
-        assert eof_packet.is_eof_packet(), 'Protocol error, expecting EOF'
-        key = (conn.encoding, conn.use_unicode, packets)
-        parsed = _CACHE.get(key)
-        if parsed is None:
-            parsed = _parse(conn, packets)
-            if len(_CACHE) >= _CACHE_MAX:
-                _CACHE.clear()
-            _CACHE[key] = parsed
-        fields, converters, self.description = parsed
-        self.fields = list(fields)
-        self.converters = list(converters)
-
-
-def _parse(conn, packets):
-    """What MySQLResult._get_descriptions computes from the packets."""
-    fields, converters = [], []
-    for data in packets:
-        field = connections.FieldDescriptorPacket(data, conn.encoding)
-        fields.append(field)
-        converters.append((_encoding(conn, field),
-                           _converter(conn, field.type_code)))
-    return (tuple(fields), tuple(converters),
-            tuple(field.description() for field in fields))
-
-
-def _encoding(conn, field):
-    if not conn.use_unicode:
-        return None
-    if field.type_code == connections.FIELD_TYPE.JSON:
-        return conn.encoding
-    if field.type_code in connections.TEXT_TYPES:
-        return None if field.charsetnr == 63 else conn.encoding
-    return 'ascii'
-
-
-def _converter(conn, type_code):
-    converter = conn.decoders.get(type_code)
-    return None if converter is connections.converters.through else converter
+_CACHE_MAX = 4096
 
 
 class Connection(pymysql.connections.Connection):
@@ -95,15 +48,15 @@ class Connection(pymysql.connections.Connection):
             return
         super().rollback()
 
-    def _read_query_result(self, unbuffered=False):
-        # MySQLResult._read_query_result with _Result for MySQLResult.
-        self._result = None
-        result = _Result(self)
-        if unbuffered:
-            result.init_unbuffered_query()
-        else:
-            result.read()
-        self._result = result
-        if result.server_status is not None:
-            self.server_status = result.server_status
-        return result.affected_rows
+    def _read_packet(self, packet_type=connections.MysqlPacket):
+        if packet_type is not connections.FieldDescriptorPacket:
+            return super()._read_packet(packet_type)
+        data = super()._read_packet().get_all_data()
+        key = (data, self.encoding)
+        field = _CACHE.get(key)
+        if field is None:
+            field = packet_type(data, self.encoding)
+            if len(_CACHE) >= _CACHE_MAX:
+                _CACHE.clear()
+            _CACHE[key] = field
+        return field

@@ -1,0 +1,85 @@
+"""The PyMySQL connection of db.pymysql_conn on a real MariaDB: the pool's
+ROLLBACK after a COMMIT is not sent, every other ROLLBACK is, and a
+column definition seen before is handed out again without being parsed,
+with the same rows and description as a fresh parse gives.
+"""
+import unittest
+
+import sqlalchemy as sa
+
+from placement.db import api as db_api
+from placement.db import pymysql_conn
+from placement.tests.functional.fixtures import backends
+
+
+class TestPyMySQLConnection(unittest.TestCase):
+
+    def setUp(self):
+        backend = backends.BACKENDS['mysql']
+        if backend not in backends.available():
+            self.skipTest('MySQL is not available')
+        url = backend.create()
+        self.addCleanup(backend.drop, url)
+        self.engine = db_api.create_engine(url, max_retries=0)
+        self.addCleanup(self.engine.dispose)
+        with self.engine.begin() as conn:
+            conn.exec_driver_sql(
+                'CREATE TABLE conn_t (id INTEGER PRIMARY KEY, '
+                'name VARCHAR(20), blob_ VARBINARY(8))')
+
+    def _rollbacks(self, raw):
+        with raw.cursor() as cursor:
+            cursor.execute("SHOW SESSION STATUS LIKE 'Com_rollback'")
+            return int(cursor.fetchone()[1])
+
+    def test_the_connection_is_ours(self):
+        with self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            self.assertIsInstance(raw, pymysql_conn.Connection)
+
+    def test_no_rollback_after_a_commit_only(self):
+        with self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            before = self._rollbacks(raw)
+            raw.begin()
+            with raw.cursor() as cursor:
+                cursor.execute("INSERT INTO conn_t VALUES (1, 'a', 'x')")
+            raw.commit()
+            raw.rollback()  # skipped: the COMMIT closed the transaction
+            self.assertEqual(before, self._rollbacks(raw))
+            # The status query above was a command: the next one goes.
+            raw.rollback()
+            self.assertEqual(before + 1, self._rollbacks(raw))
+
+    def test_a_write_after_a_commit_is_still_rolled_back(self):
+        with self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            raw.commit()
+            raw.begin()
+            with raw.cursor() as cursor:
+                cursor.execute("INSERT INTO conn_t VALUES (2, 'b', 'y')")
+            raw.rollback()
+        with self.engine.connect() as conn:
+            self.assertEqual(0, conn.exec_driver_sql(
+                'SELECT count(*) FROM conn_t').scalar())
+
+    def test_column_definitions_are_parsed_once(self):
+        with self.engine.begin() as conn:
+            conn.exec_driver_sql("INSERT INTO conn_t VALUES (3, 'c', 'z')")
+        stmt = sa.text('SELECT id, name, blob_ FROM conn_t WHERE id = :i')
+        pymysql_conn._CACHE.clear()
+        seen = []
+        for _ in range(2):
+            with self.engine.connect() as conn:
+                result = conn.execute(stmt, {'i': 3})
+                self.assertEqual([(3, 'c', b'z')],
+                                 [tuple(row) for row in result])
+                raw = conn.connection.dbapi_connection
+                seen.append(raw._result)
+        first, second = seen
+        self.assertEqual(first.description, second.description)
+        self.assertEqual(first.converters, second.converters)
+        for one, other in zip(first.fields, second.fields):
+            self.assertIs(one, other)
+        self.assertEqual(['id', 'name', 'blob_'],
+                         [field.name for field in first.fields])
