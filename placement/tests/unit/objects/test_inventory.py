@@ -216,13 +216,12 @@ class TestOperations(unittest.TestCase):
             self.db, self.rp_uuid, inv_obj.Inventory('VCPU', total=8))
         self.assertEqual((1, 8), (generation, inv.total))
         # The database's refusal of the insert is the message (upstream's).
-        exc = self.assertRaises(exception.InventoryExists,
-                                inv_obj.add_inventory, self.db,
-                                self.rp_uuid,
-                                inv_obj.Inventory('VCPU', total=8))
+        with self.assertRaises(exception.InventoryExists) as ctx:
+            inv_obj.add_inventory(self.db, self.rp_uuid,
+                                  inv_obj.Inventory('VCPU', total=8))
         self.assertIn('(sqlite3.IntegrityError) UNIQUE constraint failed',
-                      str(exc))
-        self.assertIn('INSERT INTO inventories', str(exc))
+                      str(ctx.exception))
+        self.assertIn('INSERT INTO inventories', str(ctx.exception))
         # A bad capacity is named first.
         self.assertRaises(exception.InvalidInventory, inv_obj.add_inventory,
                           self.db, self.rp_uuid,
