@@ -250,7 +250,7 @@ def write_allocations(conn, requests) -> None:
     since its generation was read (the caller must roll back).
     """
     consumers, old_rows, names = _fetch_consumers(conn, requests)
-    check_consumer_generations(requests, consumers)
+    check_consumer_generations(requests, consumers, fold_for(conn))
     _check_classes(requests, names)
     providers, stock = _fetch_providers(
         conn, {rp for request in requests for rp, _, _ in request.resources},
@@ -294,18 +294,34 @@ def providers_to_bump(requests, providers, old_rows) -> typing.Set[int]:
     return bumped
 
 
-def check_consumer_generations(requests, consumers) -> None:
-    """Raise ConsumerGenerationConflict for a stale or unexpected one."""
+def check_consumer_generations(requests, consumers, fold=None) -> None:
+    """Raise ConsumerGenerationConflict for a stale or unexpected one.
+
+    ``fold`` gives the key under which the database compares consumer
+    uuids (MySQL's collation ignores case; fold_for). As upstream, the
+    requests are taken in order and a consumer an earlier one creates
+    exists, at generation 0, for a later one that names it otherwise
+    spelled.
+    """
+    fold = fold or str
+    generations = {fold(uuid): found.generation
+                   for uuid, found in consumers.items()}
     for request in requests:
-        if not request.check_generation:
-            continue
-        existing = consumers.get(request.consumer_uuid)
-        expected = existing.generation if existing else None
-        if request.consumer_generation != expected:
+        key = fold(request.consumer_uuid)
+        expected = generations.get(key)
+        if (request.check_generation
+                and request.consumer_generation != expected):
             raise exception.ConsumerGenerationConflict(
                 detail='expected %s but got %s' % (
                     'null' if expected is None else expected,
                     request.consumer_generation))
+        generations.setdefault(key, 0)
+
+
+def fold_for(conn):
+    """How the database compares consumer uuids: MySQL's collation ignores
+    case, the others compare the text as it is."""
+    return str.lower if conn.dialect.name == 'mysql' else str
 
 
 def select_consumers_with_allocations_stmt():

@@ -25,6 +25,7 @@ from placement import exception
 from placement.objects import candidate_sql as sql
 from placement.objects import gc_pause
 from placement.objects import provider_state
+from placement.objects import summary_order
 from placement import solver
 from placement.solver import model
 from placement.solver import order
@@ -119,6 +120,8 @@ def list_candidates(ctx, query: model.CandidateQuery,
         lookups = _fetch_lookups(conn, query, store)
         candidates, seen = _solve_in_chunks(conn, query, options, lookups)
         heap_ordered = conn.dialect.name in sql.HEAP_ORDER_DIALECTS
+        inventory_order = summary_order.small_table_order(
+            conn, seen.entries)
     root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
     scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
     places = None
@@ -126,6 +129,9 @@ def list_candidates(ctx, query: model.CandidateQuery,
         # The providers as read (sql.state_stmt's heap_order).
         places = {rp_id: place for place, rp_id in enumerate(seen.providers)}
     summaries = _summaries(scope, seen, with_traits, places)
+    if inventory_order is not None:
+        summaries.sort(key=lambda s: inventory_order.get(
+            s.id, summary_order.NO_ROW))
     if query.in_tree_uuids:
         # Upstream's order with in_tree: the trees of sharing providers
         # after the others (else, provider id order throughout).

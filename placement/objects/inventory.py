@@ -13,6 +13,7 @@ import datetime
 import functools
 import typing
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 import sqlalchemy as sa
 
@@ -421,7 +422,10 @@ def add_inventory(ctx, provider_uuid, inventory,
     """Add one class to a provider's inventory; (generation, Inventory).
 
     Raises InventoryExists when the class is already there, plus the
-    errors of ``replace_inventories``.
+    errors of ``replace_inventories``. As upstream, that is found by the
+    insert (after the capacity check), and the database's refusal is the
+    message: the driver's error, our statement and its parameters, as
+    SQLAlchemy spells them.
     """
     with db_api.transaction(ctx) as conn:
         locked = _lock_provider(conn, provider_uuid)
@@ -433,11 +437,19 @@ def add_inventory(ctx, provider_uuid, inventory,
             check_capacity(provider_uuid, inventory,
                            allow_reserved_equal_total)
             raise
-        if name in current.existing:
-            raise exception.InventoryExists(resource_class=name,
-                                            uuid=provider_uuid)
-        return _write_one(conn, locked, current, inventory,
-                          allow_reserved_equal_total)
+        if name not in current.existing:
+            return _write_one(conn, locked, current, inventory,
+                              allow_reserved_equal_total)
+        check_capacity(provider_uuid, inventory, allow_reserved_equal_total)
+        try:
+            _insert_rows(conn, locked[0].id,
+                         [(current.class_ids[name], inventory)],
+                         _sql.utcnow())
+        except (db_exc.DBDuplicateEntry, sa.exc.IntegrityError) as exc:
+            raise exception.InventoryExists(str(exc)) from exc
+        # The row was there when read, under the provider's lock.
+        raise exception.InventoryExists(resource_class=name,
+                                        uuid=provider_uuid)
 
 
 @db_api.operation(on_duplicate='conflict')

@@ -23,6 +23,20 @@ seed:
   ones cut to the providers (1.29+: the trees) of our candidates, in
   upstream's order.
 
+With ``[placement] max_allocation_candidates`` (the cap) the seed decides
+which candidates upstream generates too, but along a rule (experiment of
+2026-11-24, seeds 0-5, trees of one to three children, sharing
+providers, cap and limit each above and below the other). A candidate
+belongs to its tree (the root of its providers that do not share); the
+seed orders the trees, and the candidates inside each. Depth-first,
+upstream takes every candidate of one tree before the next until the cap
+(so one tree at most is cut short); breadth-first, one candidate of each
+tree in turn (so the trees' counts differ by one at most, unless a tree
+has run out). A ``limit`` then keeps any N of those. So a capped answer is
+judged against upstream's answer from a server without the cap (asked
+for the purpose): our candidates must be among those, as many as
+upstream gave, and fit in some set the rule can generate.
+
 The same holds for ``GET /resource_providers/{uuid}/aggregates``: after
 one PUT of several new aggregates, upstream lists them in an order that
 changed with the seed (seeds 1, 1, 2, 3: three orders of the same five;
@@ -36,9 +50,28 @@ compared byte for byte.
 import collections
 import json
 import re
+import typing
 import urllib.parse
 
 PATH = '/allocation_candidates'
+CAP_OPTION = 'placement.max_allocation_candidates'
+STRATEGY_OPTION = 'placement.allocation_candidates_generation_strategy'
+SHARES = 'MISC_SHARES_VIA_AGGREGATE'
+
+
+class Cap(typing.NamedTuple):
+    """The generation cap upstream runs with: how many, which strategy."""
+
+    count: int
+    strategy: str = 'depth-first'
+
+
+def cap_of(options):
+    """The Cap of upstream's configuration options, or None."""
+    count = int(options.get(CAP_OPTION, -1))
+    if count < 0:
+        return None
+    return Cap(count, options.get(STRATEGY_OPTION, 'depth-first'))
 
 
 AGGREGATES_RE = re.compile(r'^/resource_providers/[^/?]+/aggregates$')
@@ -109,11 +142,12 @@ def _split(doc):
             _get(doc, 'allocation_requests') or ()], rest
 
 
-def same(ours_text, up_text, full_text=None):
+def same(ours_text, up_text, full_text=None, cap=None):
     """Whether our body is one upstream may give under some hash seed.
 
     ``full_text`` is upstream's answer to the query without ``limit``
-    when the query had one.
+    when the query had one, and without the ``cap`` (a Cap) when upstream
+    runs with one.
     """
     try:
         ours, up = _load(ours_text), _load(up_text)
@@ -132,7 +166,63 @@ def same(ours_text, up_text, full_text=None):
     if collections.Counter(my_cands) - collections.Counter(full_cands):
         return False
     expected = _cut_summaries(full_rest, ours)
-    return my_rest == expected
+    if my_rest != expected:
+        return False
+    return cap is None or _fits_cap(ours, full, cap)
+
+
+def _fits_cap(ours, full, cap):
+    """Whether our candidates fit in a set upstream's cap may generate:
+    per tree (see the module doc), how many we took of how many there
+    are."""
+    summaries = _get(full, 'provider_summaries') or _Obj()
+    taken = collections.Counter(
+        _tree(item, summaries) for item in
+        _get(ours, 'allocation_requests') or ())
+    there = collections.Counter(
+        _tree(item, summaries) for item in
+        _get(full, 'allocation_requests') or ())
+    if None in taken or None in there:
+        return True  # no roots shown (before 1.14): the subset rule alone
+    if sum(there.values()) <= cap.count:
+        return True
+    if cap.strategy == 'breadth-first':
+        return _fits_round_robin(taken, there, cap.count)
+    # Depth-first: every tree we took from complete but one, the last.
+    complete = sum(there[tree] for tree in taken)
+    return any(complete - there[tree] + count <= cap.count
+               for tree, count in taken.items())
+
+
+def _fits_round_robin(taken, there, count):
+    """One candidate of each tree in turn: ``rounds`` full rounds, then
+    ``extra`` trees that still have candidates get one more."""
+    rounds = 0
+    while sum(min(n, rounds + 1) for n in there.values()) <= count:
+        rounds += 1
+    extra = count - sum(min(n, rounds) for n in there.values())
+    over = [tree for tree, n in taken.items() if n > rounds]
+    return (len(over) <= extra
+            and all(taken[tree] <= min(there[tree], rounds + 1)
+                    for tree in over))
+
+
+def _tree(request, summaries):
+    """The tree a candidate belongs to: the roots of its providers that
+    do not share (of the sharing ones when all share); None when the
+    summaries show no roots."""
+    roots, shared = set(), set()
+    allocations = _get(request, 'allocations')
+    if not isinstance(allocations, _Obj):  # before 1.12: a list
+        return None
+    for uuid, _ in allocations:
+        summary = _get(summaries, uuid)
+        root = summary and _get(summary, 'root_provider_uuid')
+        if root is None:
+            return None
+        sharing = SHARES in (_get(summary, 'traits') or ())
+        (shared if sharing else roots).add(root)
+    return frozenset(roots or shared)
 
 
 def _cut_summaries(full_rest, ours):

@@ -15,7 +15,9 @@ UUID_RE = re.compile(
     r'[0-9a-fA-F]{12}')
 REQUEST_ID_RE = re.compile(r'req-[0-9a-fA-F-]{36}')
 TIMESTAMP_RE = re.compile(
-    r'\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?')
+    r'\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?'
+    # A timestamp among a database error's parameters (Python's repr).
+    r'|datetime\.datetime\(\d+(?:, \d+){2,6}\)')
 # Headers that differ by nature (Date, request ids) or are added by the
 # WSGI server upstream runs under, not by the application.
 IGNORED_HEADERS = frozenset((

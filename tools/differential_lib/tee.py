@@ -55,18 +55,30 @@ class Tee:
                 self.recorder.seed_order += accepted
                 return accepted
             full = None
-            query = candidates.unlimited(uri)
+            cap = candidates.cap_of(self.upstream.options)
+            query = candidates.unlimited(uri) or (uri if cap else None)
             if query:
-                answer = compare.Answer(*self.upstream.request(
-                    'GET', self.uuid_map.to_upstream(query),
-                    [(name, self.uuid_map.to_upstream(value))
-                     for name, value in headers], b''))
-                full = answer.normalised(self.uuid_map)[0].body
-            accepted = candidates.same(mine, theirs, full)
+                full = self._full_answer(query, headers, cap)
+            accepted = candidates.same(mine, theirs, full, cap)
             if accepted:
                 self.recorder.seed_order += 1
             return accepted
         return judge
+
+    def _full_answer(self, query, headers, cap):
+        """Upstream's normalised body for ``query``, from a server
+        without the cap when it has one."""
+        def ask():
+            return compare.Answer(*self.upstream.request(
+                'GET', self.uuid_map.to_upstream(query),
+                [(name, self.uuid_map.to_upstream(value))
+                 for name, value in headers], b''))
+        if cap is None:
+            answer = ask()
+        else:
+            with self.upstream.without(candidates.CAP_OPTION):
+                answer = ask()
+        return answer.normalised(self.uuid_map)[0].body
 
     def _ours(self, environ, body):
         environ = dict(environ)

@@ -5,6 +5,7 @@ by ``$PLACEMENT_UPSTREAM_SERVER``) under our own ``TMPDIR`` so that other
 people's upstream servers are left alone. Options are passed as
 ``OS_<GROUP>__<OPTION>`` environment variables, which oslo.config reads.
 """
+import contextlib
 import http.client
 import os
 import subprocess
@@ -34,6 +35,8 @@ class Upstream:
         self.tmpdir = tmpdir
         os.makedirs(tmpdir, exist_ok=True)
         self.pid_file = os.path.join(tmpdir, 'placement-upstream', 'pid')
+        self.db_url = None
+        self.options = {}
 
     def _run(self, *args, extra_env=None):
         env = dict(os.environ, TMPDIR=self.tmpdir)
@@ -45,7 +48,8 @@ class Upstream:
                               cwd=self.tmpdir, capture_output=True)
 
     def start(self, db_url, options=None):
-        extra = option_env(options or {})
+        self.db_url, self.options = db_url, dict(options or {})
+        extra = option_env(self.options)
         for _ in range(3):
             done = self._run('--port', str(self.port), '--db', db_url,
                              extra_env=extra)
@@ -55,6 +59,21 @@ class Upstream:
             time.sleep(1)
         raise RuntimeError('upstream did not start: %s%s'
                            % (done.stdout, done.stderr))
+
+    @contextlib.contextmanager
+    def without(self, option):
+        """The same server restarted on the same database without
+        ``option`` (a 'group.option' key) for the time of the block, then
+        restarted as it was."""
+        db_url, options = self.db_url, self.options
+        self.stop()
+        self.start(db_url, {key: value for key, value in options.items()
+                            if key != option})
+        try:
+            yield self
+        finally:
+            self.stop()
+            self.start(db_url, options)
 
     def stop(self):
         pid = None

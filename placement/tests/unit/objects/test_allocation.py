@@ -1,4 +1,5 @@
 """objects.allocation: the pure rules, and the write path on SQLite."""
+import dataclasses
 import unittest
 import uuid
 
@@ -106,6 +107,30 @@ class TestConsumerGenerations(unittest.TestCase):
     def test_before_1_28_nothing_is_checked(self):
         alloc_obj.check_consumer_generations([request(None, check=False)],
                                              {'c': consumer(3)})
+
+    def test_one_consumer_spelled_twice_on_mysql(self):
+        # Upstream on MariaDB: the first spelling creates the consumer
+        # (generation 0), the second finds it.
+        first = request(None)
+        second = dataclasses.replace(request(None), consumer_uuid='C')
+        with self.assertRaises(exception.ConsumerGenerationConflict) as ctx:
+            alloc_obj.check_consumer_generations([first, second], {},
+                                                 str.lower)
+        self.assertIn('expected 0 but got None', str(ctx.exception))
+        second = dataclasses.replace(request(1), consumer_uuid='C')
+        with self.assertRaises(exception.ConsumerGenerationConflict) as ctx:
+            alloc_obj.check_consumer_generations([first, second], {},
+                                                 str.lower)
+        self.assertIn('expected 0 but got 1', str(ctx.exception))
+        # Elsewhere two consumers; an existing one is found either way.
+        alloc_obj.check_consumer_generations(
+            [first, dataclasses.replace(second, consumer_generation=None)],
+            {})
+        with self.assertRaises(exception.ConsumerGenerationConflict) as ctx:
+            alloc_obj.check_consumer_generations(
+                [dataclasses.replace(request(None), consumer_uuid='C')],
+                {'c': consumer(2)}, str.lower)
+        self.assertIn('expected 2 but got None', str(ctx.exception))
 
     def test_unknown_type_name(self):
         self.assertEqual('unknown', consumer(1).type_name)

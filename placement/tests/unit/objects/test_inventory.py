@@ -215,9 +215,17 @@ class TestOperations(unittest.TestCase):
         generation, inv = inv_obj.add_inventory(
             self.db, self.rp_uuid, inv_obj.Inventory('VCPU', total=8))
         self.assertEqual((1, 8), (generation, inv.total))
-        self.assertRaises(exception.InventoryExists, inv_obj.add_inventory,
+        # The database's refusal of the insert is the message (upstream's).
+        with self.assertRaises(exception.InventoryExists) as ctx:
+            inv_obj.add_inventory(self.db, self.rp_uuid,
+                                  inv_obj.Inventory('VCPU', total=8))
+        self.assertIn('(sqlite3.IntegrityError) UNIQUE constraint failed',
+                      str(ctx.exception))
+        self.assertIn('INSERT INTO inventories', str(ctx.exception))
+        # A bad capacity is named first.
+        self.assertRaises(exception.InvalidInventory, inv_obj.add_inventory,
                           self.db, self.rp_uuid,
-                          inv_obj.Inventory('VCPU', total=8))
+                          inv_obj.Inventory('VCPU', total=8, reserved=9))
         generation, inv = inv_obj.update_inventory(
             self.db, self.rp_uuid, 1, inv_obj.Inventory('VCPU', total=16))
         self.assertEqual((2, 16), (generation, inv.total))
