@@ -74,14 +74,17 @@ def add_events(engine, timeouts: Timeouts) -> None:
                 cparams[key] = int(max(_clamp(float(cparams[key]), left),
                                        1))
 
-    if backend != 'mysql':
-        return
+    if backend == 'mysql':
+        _add_mysql_events(engine, timeouts)
 
+
+def _add_mysql_events(engine, timeouts: Timeouts) -> None:
+    """The read/write timeouts cut to the budget, the server a connection
+    is on, not-ready nodes dropped, wsrep_sync_wait; PyMySQL's connection
+    of pymysql_conn."""
     if engine.dialect.driver == 'pymysql':
-        @sa.event.listens_for(engine, 'do_connect')
-        def cheaper_connection(dialect, conn_rec, cargs, cparams):
-            # After short_connect (listeners run in order): its timeouts.
-            return pymysql_conn.Connection(*cargs, **cparams)
+        # After short_connect (listeners run in order): its timeouts.
+        sa.event.listen(engine, 'do_connect', _pymysql_connection)
 
     query = engine.url.query
     read = float(query.get('read_timeout', timeouts.read))
@@ -129,6 +132,10 @@ def add_events(engine, timeouts: Timeouts) -> None:
     if timeouts.wsrep_sync_wait:
         sa.event.listen(engine, 'connect',
                         _sync_wait_setter(timeouts.wsrep_sync_wait))
+
+
+def _pymysql_connection(dialect, conn_rec, cargs, cparams):
+    return pymysql_conn.Connection(*cargs, **cparams)
 
 
 def _sync_wait_setter(value):

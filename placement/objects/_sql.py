@@ -34,6 +34,20 @@ def physical_order(table):
     return sa.literal_column('%s.ctid' % table.name)
 
 
+def allocations_in_provider_order(stmt, dialect):
+    """``stmt`` in upstream's order for one provider: the order written
+    (by id) on MariaDB; on PostgreSQL, whose plan for small tables hashes
+    the provider's rows by consumer and reads the consumers table front
+    to back, by the consumer row's ctid, then each consumer's rows
+    newest first (a hash bucket lists the last row put in first)."""
+    if dialect not in PHYSICAL_ORDER_DIALECTS:
+        return stmt
+    a, c = models.allocations, models.consumers
+    return stmt.outerjoin(c, c.c.uuid == a.c.consumer_id).order_by(
+        None).order_by(physical_order(c),
+                       physical_order(a).desc())
+
+
 def capacity_expr(inv=models.inventories):
     """(total - reserved) * allocation_ratio, as a float expression.
 

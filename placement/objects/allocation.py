@@ -174,20 +174,6 @@ def get_for_consumer(ctx, consumer_uuid: str) -> ConsumerAllocations:
                                allocations=allocations)
 
 
-def _in_provider_order(stmt, dialect):
-    """``stmt`` in upstream's order for one provider: the order written
-    (by id) on MariaDB; on PostgreSQL, whose plan for small tables hashes
-    the provider's rows by consumer and reads the consumers table front
-    to back, by the consumer row's ctid, then each consumer's rows
-    newest first (a hash bucket lists the last row put in first)."""
-    if dialect not in _sql.PHYSICAL_ORDER_DIALECTS:
-        return stmt
-    a, c = models.allocations, models.consumers
-    return stmt.outerjoin(c, c.c.uuid == a.c.consumer_id).order_by(
-        None).order_by(_sql.physical_order(c),
-                       _sql.physical_order(a).desc())
-
-
 @db_api.operation
 def get_for_provider(ctx, provider_uuid: str) -> ProviderAllocations:
     """A provider's allocations and their consumers' generations.
@@ -198,7 +184,7 @@ def get_for_provider(ctx, provider_uuid: str) -> ProviderAllocations:
     c = models.consumers
     with db_api.reader(ctx) as conn:
         provider = resource_provider.fetch_provider(conn, provider_uuid)
-        rows = conn.execute(_in_provider_order(
+        rows = conn.execute(_sql.allocations_in_provider_order(
             select_allocations_stmt(), conn.dialect.name).where(
                 a.c.resource_provider_id == provider.id))
         allocations = tuple(_allocation_from_row(row) for row in rows)

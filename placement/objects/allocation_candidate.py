@@ -14,7 +14,6 @@ ids (_random_chunks), so a small limit costs the same at any deployment
 size. Summaries come from the same reads.
 """
 import dataclasses
-import operator
 import typing
 
 import sqlalchemy as sa
@@ -128,7 +127,7 @@ def list_candidates(ctx, query: model.CandidateQuery,
     if heap_ordered:
         # The providers as read (sql.state_stmt's heap_order).
         places = {rp_id: place for place, rp_id in enumerate(seen.providers)}
-    summaries = _summaries(scope, seen, with_traits, places)
+    summaries = summary_order.summaries(scope, seen, with_traits, places)
     if inventory_order is not None:
         summaries.sort(key=lambda s: inventory_order.get(
             s.id, summary_order.NO_ROW))
@@ -570,42 +569,3 @@ def _sharing_anchors(providers, aggregates, lookups, name_of_agg):
 
 
 # --- provider summaries --------------------------------------------------
-
-def _scope_ids(scope, seen):
-    if scope.root_ids:
-        return [rp_id for rp_id, p in seen.providers.items()
-                if p.root_id in scope.root_ids]
-    return sorted(scope.provider_ids)
-
-
-def _summaries(scope, seen, with_traits, places=None):
-    """ProviderSummary per provider in scope, in provider id order (as
-    upstream lists them on MariaDB) or by ``places`` ({id: place}), traits
-    in upstream's order (provider_state)."""
-    providers, entries = seen.providers, seen.entries
-    inventories = seen.inventories
-    empty = ()
-    no_inventory = {}
-    new, summary = tuple.__new__, summaries_mod.ProviderSummary
-    # Providers sharing an inventory dict share their summary's
-    # resources too (the renderer relies on it to build each once).
-    resources_of = {}
-    found = []
-    for rp_id in _scope_ids(scope, seen):
-        rp = providers[rp_id]
-        parent = providers.get(rp.parent_id)
-        inventory = inventories.get(rp_id, no_inventory)
-        resources = resources_of.get(id(inventory))
-        if resources is None:
-            resources = resources_of[id(inventory)] = {
-                rc: (inv.capacity, inv.used)
-                for rc, inv in inventory.items()}
-        root = providers.get(rp.root_id)
-        found.append(new(summary, (
-            rp_id, rp.uuid, parent.uuid if parent else None,
-            root.uuid if root else rp.uuid,
-            resources,
-            entries[rp_id].listed_traits if with_traits else empty)))
-    found.sort(key=operator.itemgetter(0) if places is None
-               else lambda summary: places[summary[0]])
-    return found
