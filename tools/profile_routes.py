@@ -14,8 +14,9 @@ directly, one request after another, and reports per route:
   distorted by a loaded machine;
 - ``stmts``: statements sent per request (before_cursor_execute);
 - ``trips``: database round trips per request: statements plus pings,
-  COMMITs and ROLLBACKs (the pool's reset on return included), and the
-  BEGIN psycopg2 sends before a statement outside a transaction;
+  COMMITs and ROLLBACKs (the pool's reset on return included) that
+  reach the server, and the BEGIN psycopg2 sends before a statement
+  outside a transaction;
 - ``rows``: rows the statements returned; ``bytes``: the body.
 
 ``--profile ROUTE`` (a substring of a route name) prints a cProfile of
@@ -71,9 +72,12 @@ class Counter:
             self.rows += cursor.rowcount
 
     def _counting(self, func):
-        def counted(*args, **kwargs):
-            self.trips += 1
-            return func(*args, **kwargs)
+        def counted(dbapi_con, *args, **kwargs):
+            # psycopg2 sends nothing when no transaction is open.
+            if not (func.__self__.driver == 'psycopg2'
+                    and dbapi_con.get_transaction_status() == 0):
+                self.trips += 1
+            return func(dbapi_con, *args, **kwargs)
         return counted
 
     def snapshot(self):

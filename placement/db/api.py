@@ -495,19 +495,56 @@ def _rollback(conn, trans):
             conn.invalidate()
 
 
+# Drivers whose autocommit mode is a flag of the client: switching it
+# sends nothing to the server. (PyMySQL's is a server variable: a round
+# trip each way, more than the ROLLBACK it would spare.)
+CLIENT_SIDE_AUTOCOMMIT = frozenset(['psycopg2'])
+
+
 @contextlib.contextmanager
-def reader(ctx):
+def reader(ctx, snapshot=True):
     """Yield a Connection in a transaction on the reader (or writer).
 
     The transaction is rolled back, not committed: it wrote nothing, and
     closing a connection whose transaction is still open ends it with
     the one ROLLBACK the pool would send anyway, where a COMMIT would be
     a second round trip.
+
+    ``snapshot=False`` is for a read whose statements need not share a
+    snapshot: one statement (which always reads one), or several whose
+    answers are independent. Where the driver's autocommit is a client
+    flag (``CLIENT_SIDE_AUTOCOMMIT``), each then runs on its own, with
+    no BEGIN before it nor ROLLBACK after: one round trip for a small
+    read instead of three. Elsewhere it is a transaction as above.
     """
     with _data_errors_as_invalid_input():
         with _database(ctx).reader.connect() as conn:
-            conn.begin()
-            yield conn
+            if snapshot or conn.dialect.driver not in CLIENT_SIDE_AUTOCOMMIT:
+                conn.begin()
+                yield conn
+                return
+            with _autocommit(conn):
+                yield conn
+
+
+@contextlib.contextmanager
+def _autocommit(conn):
+    """The driver's autocommit on ``conn`` while in the block.
+
+    The flag itself, not SQLAlchemy's isolation_level='AUTOCOMMIT'
+    (which resets the isolation level at check-in): a tenth of a small
+    read's CPU less. SQLAlchemy's transaction is still begun and ended;
+    psycopg2 sends no ROLLBACK for it, nor for the pool's reset.
+    """
+    dbapi_con = conn.connection.dbapi_connection
+    dbapi_con.autocommit = True
+    try:
+        conn.begin()
+        yield
+    finally:
+        # A connection that broke is discarded, whatever its flag.
+        if not conn.invalidated and not dbapi_con.closed:
+            dbapi_con.autocommit = False
 
 
 def _verifier(db):

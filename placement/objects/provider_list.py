@@ -245,7 +245,7 @@ def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[tuple]:
     matched: one round trip instead of two.
     """
     trait_names = pfilter.required.names if pfilter.required else ()
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         if not _self_checking(pfilter):
             return _fetch_rows(
                 conn, pfilter,

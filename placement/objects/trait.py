@@ -122,7 +122,7 @@ def select_traits_stmt(tfilter):
 @db_api.operation
 def list_traits(ctx, tfilter: TraitListFilter) -> typing.List[Trait]:
     """Traits matching the filter, in upstream's order (see above)."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         return [_trait_from_row(row)
                 for row in conn.execute(select_traits_stmt(tfilter))]
 
@@ -140,7 +140,7 @@ def fetch_trait(conn, name) -> Trait:
 @db_api.operation
 def get_trait(ctx, name: str) -> Trait:
     """The trait called ``name``; raise TraitNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         return fetch_trait(conn, name)
 
 
@@ -220,7 +220,7 @@ def _select_provider_traits_stmt():
 def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
     """The traits of a provider, by trait id (as upstream's GET shows
     them); raise ResourceProviderNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         provider, rows = rp_obj.fetch_with_children(
             conn, _select_provider_traits_stmt(), provider_uuid)
     return ProviderTraits(

@@ -197,7 +197,8 @@ def get_project_usages(ctx, project_id, user_id=None, consumer_type=None,
     shape = _filter_shape(user_id, consumer_type)
     values = {'project_id': project_id, 'user_id': user_id,
               'consumer_type': consumer_type}
-    with db_api.reader(ctx) as conn:
+    # From 1.38 the counts and the sums must describe the same consumers.
+    with db_api.reader(ctx, snapshot=group_by_type) as conn:
         usage_rows = [tuple(row) for row in conn.execute(
             select_project_usages_stmt(*shape), values)]
         count_rows = []
