@@ -495,9 +495,9 @@ def _rollback(conn, trans):
             conn.invalidate()
 
 
-# Drivers whose autocommit mode is a flag of the client: switching it
-# sends nothing to the server. (PyMySQL's is a server variable: a round
-# trip each way, more than the ROLLBACK it would spare.)
+# Drivers whose autocommit is a client flag: switching it sends nothing.
+# (PyMySQL's is a server variable: a round trip each way, more than the
+# ROLLBACK it would spare.)
 CLIENT_SIDE_AUTOCOMMIT = frozenset(['psycopg2'])
 
 
@@ -519,27 +519,28 @@ def reader(ctx, snapshot=True):
     """
     with _data_errors_as_invalid_input():
         with _database(ctx).reader.connect() as conn:
-            if snapshot or conn.dialect.driver not in CLIENT_SIDE_AUTOCOMMIT:
+            with _autocommit(conn, not snapshot):
                 conn.begin()
-                yield conn
-                return
-            with _autocommit(conn):
                 yield conn
 
 
 @contextlib.contextmanager
-def _autocommit(conn):
-    """The driver's autocommit on ``conn`` while in the block.
-
-    The flag itself, not SQLAlchemy's isolation_level='AUTOCOMMIT'
-    (which resets the isolation level at check-in): a tenth of a small
-    read's CPU less. SQLAlchemy's transaction is still begun and ended;
-    psycopg2 sends no ROLLBACK for it, nor for the pool's reset.
+def _autocommit(conn, wanted):
+    """psycopg2's autocommit on while in the block, when ``wanted`` and
+    the connection is idle (status 0) as a pooled one is; else nothing
+    (a closed one then fails in its first statement, as the retry policy
+    expects). The flag, not isolation_level='AUTOCOMMIT', which costs
+    SQLAlchemy more CPU. psycopg2 sends no ROLLBACK for the transaction
+    SQLAlchemy then ends, nor for the pool's reset.
     """
     dbapi_con = conn.connection.dbapi_connection
+    if not (wanted and conn.dialect.driver in CLIENT_SIDE_AUTOCOMMIT
+            and not dbapi_con.closed
+            and dbapi_con.get_transaction_status() == 0):
+        yield
+        return
     dbapi_con.autocommit = True
     try:
-        conn.begin()
         yield
     finally:
         # A connection that broke is discarded, whatever its flag.
