@@ -9,9 +9,14 @@ directly, one request after another, and reports per route:
   (time.process_time), median and least of ``--repeat``: what the load
   of a shared machine distorts least (the least most steady; the
   database server's own time is not in it);
+- ``wall ms``: elapsed time per request, median: the CPU above plus the
+  waits for the database (its work and the round trips), the most
+  distorted by a loaded machine;
 - ``stmts``: statements sent per request (before_cursor_execute);
 - ``trips``: database round trips per request: statements plus pings,
-  COMMITs and ROLLBACKs (the pool's reset on return included);
+  COMMITs and ROLLBACKs (the pool's reset on return included) that
+  reach the server, and the BEGIN psycopg2 sends before a statement
+  outside a transaction;
 - ``rows``: rows the statements returned; ``bytes``: the body.
 
 ``--profile ROUTE`` (a substring of a route name) prints a cProfile of
@@ -54,18 +59,25 @@ class Counter:
         for name in ('do_ping', 'do_rollback', 'do_commit'):
             setattr(dialect, name, self._counting(getattr(dialect, name)))
 
-    def _before(self, *args):
+    def _before(self, conn, *args):
         self.statements += 1
         self.trips += 1
+        dbapi_con = conn.connection.dbapi_connection
+        if (conn.dialect.driver == 'psycopg2' and not dbapi_con.autocommit
+                and dbapi_con.get_transaction_status() == 0):
+            self.trips += 1  # psycopg2's own BEGIN (TRANSACTION_STATUS_IDLE)
 
     def _after(self, conn, cursor, *args):
         if cursor.description is not None and cursor.rowcount > 0:
             self.rows += cursor.rowcount
 
     def _counting(self, func):
-        def counted(*args, **kwargs):
-            self.trips += 1
-            return func(*args, **kwargs)
+        def counted(dbapi_con, *args, **kwargs):
+            # psycopg2 sends nothing when no transaction is open.
+            if not (func.__self__.driver == 'psycopg2'
+                    and dbapi_con.get_transaction_status() == 0):
+                self.trips += 1
+            return func(dbapi_con, *args, **kwargs)
         return counted
 
     def snapshot(self):
@@ -138,20 +150,23 @@ def _allocate(app, uuids, count):
 
 
 def measure(app, counter, path_of, version, repeat):
-    """{'cpu': median ms, 'stmts', 'trips', 'rows', 'bytes'} per request."""
-    cpu = []
+    """{'cpu': median ms, 'min', 'wall', 'stmts', 'trips', 'rows',
+    'bytes'} per request."""
+    cpu, wall = [], []
     before = counter.snapshot()
     size = 0
     for i in range(repeat):
-        start = time.process_time()
+        start, clock = time.process_time(), time.perf_counter()
         status, data = call(app, path_of(i), version=version)
         cpu.append((time.process_time() - start) * 1000)
+        wall.append((time.perf_counter() - clock) * 1000)
         if not status.startswith('200'):
             raise RuntimeError('%s: %s %s' % (path_of(i), status, data[:200]))
         size = len(data)
     after = counter.snapshot()
     per = [(b - a) / repeat for a, b in zip(before, after)]
-    return {'cpu': statistics.median(cpu), 'min': min(cpu), 'stmts': per[0],
+    return {'cpu': statistics.median(cpu), 'min': min(cpu),
+            'wall': statistics.median(wall), 'stmts': per[0],
             'trips': per[1], 'rows': per[2], 'bytes': size}
 
 
@@ -201,8 +216,9 @@ def main():
     counter = Counter(db.writer)
     print('# %s N=%d, %d requests per route, load %s' % (
         db.dialect, args.n, args.repeat, os.getloadavg()))
-    print('%-34s %8s %8s %6s %6s %7s %8s' % (
-        'route', 'cpu ms', 'min ms', 'stmts', 'trips', 'rows', 'bytes'))
+    print('%-34s %8s %8s %8s %6s %6s %7s %8s' % (
+        'route', 'cpu ms', 'min ms', 'wall ms', 'stmts', 'trips', 'rows',
+        'bytes'))
     for name, path_of, version in routes(uuids):
         if args.only and args.only not in name:
             continue
@@ -214,9 +230,9 @@ def main():
                          args.limit)
             continue
         fig = measure(app, counter, path_of, version, args.repeat)
-        print('%-34s %8.2f %8.2f %6.1f %6.1f %7.0f %8d' % (
-            name, fig['cpu'], fig['min'], fig['stmts'], fig['trips'], fig['rows'],
-            fig['bytes']), flush=True)
+        print('%-34s %8.2f %8.2f %8.2f %6.1f %6.1f %7.0f %8d' % (
+            name, fig['cpu'], fig['min'], fig['wall'], fig['stmts'],
+            fig['trips'], fig['rows'], fig['bytes']), flush=True)
 
 
 if __name__ == '__main__':

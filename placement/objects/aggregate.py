@@ -127,7 +127,7 @@ def replace_provider_aggregates(conn, provider_id, uuids) -> None:
 def get_aggregates(ctx, provider_uuid: str) -> ProviderAggregates:
     """The aggregates of a provider, by aggregate id; raise
     ResourceProviderNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         provider, rows = rp_obj.fetch_with_children(
             conn, _select_provider_aggregates_stmt(), provider_uuid)
     return ProviderAggregates(tuple(row[1] for row in rows),

@@ -337,7 +337,7 @@ def expect_inventories(provider_uuid, generation, wanted, result):
 def get_inventories(ctx, provider_uuid):
     """(rp_obj.Generation, {class name: Inventory}) in class id order;
     ResourceProviderNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         provider, rows = rp_obj.fetch_with_children(
             conn, _select_provider_inventories_stmt(), provider_uuid)
     return provider, {row.resource_class: _inventory_from_row(row)

@@ -137,11 +137,13 @@ def _roots_reversed(rows):
 
 
 def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids,
-                                   dialect=None):
+                                   dialect=None, fits_as_set=False):
     """The list query: every filter of ``pfilter`` as a WHERE clause.
 
     ``rc_ids`` maps the requested class names to ids, ``trait_ids`` the
-    trait names of ``pfilter.required``. Ordered by provider id (on
+    trait names of ``pfilter.required``. ``fits_as_set``: a resources
+    filter over every provider as ``rp.id IN (<fitting providers>)``
+    (``_sql.fitting_providers_subquery``). Ordered by provider id (on
     PostgreSQL see ``_list_order``):
 
     <_select_listed_stmt> WHERE rp.name = :name AND rp.uuid = :uuid
@@ -162,9 +164,18 @@ def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids,
         stmt = stmt.where(rp.c.uuid == pfilter.uuid)
     if pfilter.in_tree is not None:
         stmt = stmt.where(_tree_clause(pfilter.in_tree))
+    # ``fits_as_set`` (SET_FIT_DIALECTS) and nothing narrowing the list
+    # to a few providers: the fitting ones are found as a set.
+    fits_as_set = fits_as_set and all(
+        value is None for value in (pfilter.name, pfilter.uuid,
+                                    pfilter.in_tree))
     for name, amount in sorted(pfilter.resources.items()):
-        stmt = stmt.where(_sql.provider_fits_clause(
-            rp.c.id, rc_ids[name], amount))
+        if not fits_as_set:
+            stmt = stmt.where(_sql.provider_fits_clause(
+                rp.c.id, rc_ids[name], amount))
+        else:
+            stmt = stmt.where(rp.c.id.in_(_sql.fitting_providers_subquery(
+                rc_ids[name], amount)))
     if pfilter.member_of:
         stmt = stmt.where(*aggregate_obj.member_of_clauses(
             rp.c.id, pfilter.member_of))
@@ -199,6 +210,12 @@ def newest_of(rows):
 _TEXT_COLUMNS = (0, 1, 3, 4, 5)  # of the listed columns; the rest ints
 _PACKED_WIDTH = 7
 PACKING_DIALECTS = ('mysql',)
+# Where ?resources= over every provider reads the fitting ones as a set:
+# PostgreSQL, at 1,000 providers 6.8 -> 4.9 ms with 20 allocations,
+# 69 -> 37 ms with 20,000. Not MariaDB: 6.6 -> 5.4 ms, but 12 -> 27 ms
+# (its GROUP BY of every allocation of the class goes through a
+# temporary table).
+SET_FIT_DIALECTS = ('postgresql',)
 
 
 def _packed(stmt):
@@ -240,9 +257,11 @@ _BOUND = (('name', 'list_name'), ('uuid', 'list_uuid'),
           ('in_tree', 'list_in_tree'))
 
 
-def _cached_statement(pfilter, rc_ids, trait_ids, packed, dialect):
-    """(statement, parameters) for ``pfilter``; ids as for
-    ``select_filtered_providers_stmt`` (ints or SQL lookups)."""
+def _cached_statement(pfilter, rc_ids, trait_ids, packed, dialect,
+                      fits_as_set=False):
+    """(statement, parameters) for ``pfilter``; ids and ``fits_as_set``
+    as for ``select_filtered_providers_stmt`` (ids: ints or SQL
+    lookups)."""
     params = {bind: getattr(pfilter, field) for field, bind in _BOUND
               if getattr(pfilter, field) is not None}
     key = (tuple(sorted(params)), tuple(sorted(pfilter.resources.items())),
@@ -250,14 +269,15 @@ def _cached_statement(pfilter, rc_ids, trait_ids, packed, dialect):
            tuple(sorted((k, v) for k, v in rc_ids.items()
                         if isinstance(v, int))),
            tuple(sorted((k, v) for k, v in trait_ids.items()
-                        if isinstance(v, int))), packed, dialect)
+                        if isinstance(v, int))), packed, dialect,
+           fits_as_set)
     stmt = _STATEMENTS.get(key)
     if stmt is None:
         bound = dataclasses.replace(pfilter, **{
             field: sa.bindparam(bind) for field, bind in _BOUND
             if bind in params})
         stmt = select_filtered_providers_stmt(bound, rc_ids, trait_ids,
-                                              dialect)
+                                              dialect, fits_as_set)
         if packed:
             stmt = _packed(stmt)
         if len(_STATEMENTS) >= MAX_STATEMENTS:
@@ -274,8 +294,9 @@ def _fetch_rows(conn, pfilter, rc_ids, trait_ids):
         found = _unpacked(count, text)
         if found is not None:
             return found
-    stmt, params = _cached_statement(pfilter, rc_ids, trait_ids, False,
-                                     conn.dialect.name)
+    stmt, params = _cached_statement(
+        pfilter, rc_ids, trait_ids, False, conn.dialect.name,
+        conn.dialect.name in SET_FIT_DIALECTS)
     rows = conn.execute(stmt, params).all()
     if _hashed(pfilter, conn.dialect.name):
         return _roots_reversed(rows)
@@ -309,7 +330,7 @@ def list_providers(ctx, pfilter: ProviderFilter) -> typing.List[tuple]:
     matched: one round trip instead of two.
     """
     trait_names = pfilter.required.names if pfilter.required else ()
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         if not _self_checking(pfilter):
             return _fetch_rows(
                 conn, pfilter,

@@ -105,14 +105,14 @@ def _is_in_use(conn, rc_id):
 @db_api.operation
 def list_resource_classes(ctx) -> list:
     """Every resource class, standard and custom."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         return fetch_all(conn)
 
 
 @db_api.operation
 def get_by_name(ctx, name) -> ResourceClass:
     """One class by name; raise ResourceClassNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         return fetch_by_name(conn, name)
 
 

@@ -417,7 +417,7 @@ def _fetch_parent(conn, parent_uuid):
 @db_api.operation
 def get_provider(ctx, uuid: str) -> Provider:
     """The provider with ``uuid``; raise ResourceProviderNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         return fetch_provider(conn, uuid)
 
 

@@ -127,7 +127,7 @@ def select_traits_stmt(tfilter, dialect=None):
 @db_api.operation
 def list_traits(ctx, tfilter: TraitListFilter) -> typing.List[Trait]:
     """Traits matching the filter, in upstream's order (see above)."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         return [_trait_from_row(row)
                 for row in conn.execute(
                     select_traits_stmt(tfilter, conn.dialect.name))]
@@ -146,7 +146,7 @@ def fetch_trait(conn, name) -> Trait:
 @db_api.operation
 def get_trait(ctx, name: str) -> Trait:
     """The trait called ``name``; raise TraitNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         return fetch_trait(conn, name)
 
 
@@ -236,7 +236,7 @@ def _select_provider_traits_stmt(dialect):
 def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
     """The traits of a provider, as upstream's GET shows them; raise
     ResourceProviderNotFound."""
-    with db_api.reader(ctx) as conn:
+    with db_api.reader(ctx, snapshot=False) as conn:
         provider, rows = rp_obj.fetch_with_children(
             conn, _select_provider_traits_stmt(conn.dialect.name),
             provider_uuid)

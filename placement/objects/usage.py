@@ -80,15 +80,24 @@ def _project_filter(has_user, type_mode):
     return clauses
 
 
-def _consumers_from():
-    """consumers JOIN projects JOIN users LEFT JOIN consumer_types"""
+def _consumers_from(has_user=True, with_types=True):
+    """consumers JOIN projects [JOIN users] [LEFT JOIN consumer_types]
+
+    Every consumer has its project and user rows (made with it); a
+    table the filter and the answer do not need is left out: each one
+    costs the server more to plan than a small report costs to run.
+    """
     consumer = models.consumers
     ctype = models.consumer_types
-    return (consumer
-            .join(models.projects,
-                  models.projects.c.id == consumer.c.project_id)
-            .join(models.users, models.users.c.id == consumer.c.user_id)
-            .outerjoin(ctype, ctype.c.id == consumer.c.consumer_type_id))
+    source = consumer.join(models.projects,
+                           models.projects.c.id == consumer.c.project_id)
+    if has_user:
+        source = source.join(models.users,
+                             models.users.c.id == consumer.c.user_id)
+    if with_types:
+        source = source.outerjoin(
+            ctype, ctype.c.id == consumer.c.consumer_type_id)
+    return source
 
 
 def _types_unknown_last():
@@ -101,30 +110,38 @@ def _types_unknown_last():
 
 
 @functools.cache
-def select_project_usages_stmt(has_user=False, type_mode=None):
+def select_project_usages_stmt(has_user=False, type_mode=None,
+                               by_type=True):
     """Used amounts per (consumer type, class) of a project's consumers
     (built once per ``_filter_shape``; values are bind parameters).
 
     SELECT ct.name, rc.name, SUM(a.used) FROM allocations a
     JOIN consumers c ON c.uuid = a.consumer_id JOIN projects p ...
-    JOIN users u ... LEFT JOIN consumer_types ct ...
+    [JOIN users u ...] LEFT JOIN consumer_types ct ...
     JOIN resource_classes rc ON rc.id = a.resource_class_id
     WHERE p.external_id = :project [AND u.external_id = :user] [AND type]
     GROUP BY ct.id, ct.name, rc.id, rc.name ORDER BY rc.id, ct.id
+
+    Without ``by_type`` (before 1.38, no type filter): per class only,
+    NULL for the type, and no consumer_types in the join.
     """
     alloc = models.allocations
     rc = models.resource_classes
     ctype = models.consumer_types
-    return sa.select(
-        ctype.c.name.label('consumer_type'), rc.c.name.label('resource_class'),
+    by_type = by_type or type_mode is not None
+    stmt = sa.select(
+        (ctype.c.name if by_type else sa.null()).label('consumer_type'),
+        rc.c.name.label('resource_class'),
         sa.func.sum(alloc.c.used).label('used'),
     ).select_from(
-        _consumers_from()
+        _consumers_from(has_user, by_type)
         .join(alloc, alloc.c.consumer_id == models.consumers.c.uuid)
         .join(rc, rc.c.id == alloc.c.resource_class_id)
-    ).where(*_project_filter(has_user, type_mode)
-            ).group_by(ctype.c.id, ctype.c.name, rc.c.id, rc.c.name
-                       ).order_by(rc.c.id, *_types_unknown_last())
+    ).where(*_project_filter(has_user, type_mode))
+    if not by_type:
+        return stmt.group_by(rc.c.id, rc.c.name).order_by(rc.c.id)
+    return stmt.group_by(ctype.c.id, ctype.c.name, rc.c.id, rc.c.name
+                         ).order_by(rc.c.id, *_types_unknown_last())
 
 
 @functools.cache
@@ -144,7 +161,7 @@ def select_consumer_counts_stmt(has_user=False, type_mode=None,
     stmt = sa.select(
         type_column.label('consumer_type'),
         sa.func.count(sa.distinct(consumer.c.id)).label('consumer_count'),
-    ).select_from(_consumers_from()).where(
+    ).select_from(_consumers_from(has_user)).where(
         has_allocations, *_project_filter(has_user, type_mode))
     if not by_type:
         return stmt
@@ -197,9 +214,11 @@ def get_project_usages(ctx, project_id, user_id=None, consumer_type=None,
     shape = _filter_shape(user_id, consumer_type)
     values = {'project_id': project_id, 'user_id': user_id,
               'consumer_type': consumer_type}
-    with db_api.reader(ctx) as conn:
+    # From 1.38 the counts and the sums must describe the same consumers.
+    with db_api.reader(ctx, snapshot=group_by_type) as conn:
         usage_rows = [tuple(row) for row in conn.execute(
-            select_project_usages_stmt(*shape), values)]
+            select_project_usages_stmt(*shape, by_type=group_by_type),
+            values)]
         count_rows = []
         if group_by_type:
             count_rows = [tuple(row) for row in conn.execute(

@@ -69,6 +69,13 @@ class FitsClauseTest(unittest.TestCase):
             rp.c.id == rp_id, _sql.provider_fits_clause(rp.c.id, 0, amount))
         return conn.execute(stmt).first() is not None
 
+    def _sql_fits_set(self, conn, rp_id, amount):
+        rp = models.resource_providers
+        stmt = sa.select(rp.c.id).where(
+            rp.c.id == rp_id,
+            rp.c.id.in_(_sql.fitting_providers_subquery(0, amount)))
+        return conn.execute(stmt).first() is not None
+
     def test_sql_agrees_with_the_model(self):
         with self.engine.begin() as conn:
             for rp_id, values in enumerate(INVENTORIES, start=1):
@@ -84,6 +91,8 @@ class FitsClauseTest(unittest.TestCase):
                 with self.subTest(inventory=values, amount=amount):
                     self.assertEqual(inv.fits(amount),
                                      self._sql_fits(conn, rp_id, amount))
+                    self.assertEqual(inv.fits(amount),
+                                     self._sql_fits_set(conn, rp_id, amount))
 
     def test_no_inventory_never_fits(self):
         with self.engine.begin() as conn:
@@ -91,6 +100,9 @@ class FitsClauseTest(unittest.TestCase):
             rp = models.resource_providers
             stmt = sa.select(rp.c.id).where(
                 _sql.provider_fits_clause(rp.c.id, 1, 1))
+            self.assertIsNone(conn.execute(stmt).first())
+            stmt = sa.select(rp.c.id).where(
+                rp.c.id.in_(_sql.fitting_providers_subquery(1, 1)))
             self.assertIsNone(conn.execute(stmt).first())
 
 
