@@ -401,7 +401,7 @@ def set_inventories(ctx, provider_uuid, seen_generation, inventories,
         stored = replace_inventories(conn, provider, inventories,
                                      allow_reserved_equal_total)
         expect_inventories(provider.uuid, generation, inventories,
-                lambda stored: (generation, stored))
+                           lambda stored: (generation, stored))
         # The answer echoes the request; only the timestamps of ``stored``
         # are shown (Last-Modified), so no read-back.
         return generation, stored
