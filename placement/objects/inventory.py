@@ -245,9 +245,28 @@ def _update_rows(conn, provider_id, records, now):
     conn.execute(stmt, params)
 
 
-def _insert_rows(conn, provider_id, records, now):
+# The same table for one statement: a POST's insert of one class. Its
+# columns in the order upstream's refusal of that insert names them
+# (timestamps last), because the database's error, statement text
+# included, is the client-visible detail of the 409. Insert only: the
+# schema is models.inventories.
+_POSTED_INVENTORY = sa.Table(
+    'inventories', sa.MetaData(),
+    sa.Column('id', sa.Integer, primary_key=True, autoincrement=True),
+    *[sa.Column(name, models.inventories.c[name].type) for name in (
+        'resource_provider_id', 'resource_class_id', 'total', 'reserved',
+        'min_unit', 'max_unit', 'step_size', 'allocation_ratio',
+        'created_at', 'updated_at')])
+
+
+def _insert_posted(conn, provider_id, records, now):
+    """``_insert_rows`` into ``_POSTED_INVENTORY``."""
+    _insert_rows(conn, provider_id, records, now, table=_POSTED_INVENTORY)
+
+
+def _insert_rows(conn, provider_id, records, now, table=models.inventories):
     if records:
-        conn.execute(sa.insert(models.inventories), [
+        conn.execute(sa.insert(table), [
             dict(resource_provider_id=provider_id, resource_class_id=class_id,
                  created_at=now, **record.values())
             for class_id, record in records])
@@ -382,14 +401,14 @@ def set_inventories(ctx, provider_uuid, seen_generation, inventories,
         stored = replace_inventories(conn, provider, inventories,
                                      allow_reserved_equal_total)
         expect_inventories(provider.uuid, generation, inventories,
-                lambda stored: (generation, stored))
+                           lambda stored: (generation, stored))
         # The answer echoes the request; only the timestamps of ``stored``
         # are shown (Last-Modified), so no read-back.
         return generation, stored
 
 
 def _write_one(conn, locked, current, inventory,
-               allow_reserved_equal_total):
+               allow_reserved_equal_total, insert_rows=_insert_rows):
     """Store one class of a ``locked`` (provider, new generation) next to
     ``current`` (``fetch_current``); register the post-condition and
     return (generation, the class as stored).
@@ -409,7 +428,7 @@ def _write_one(conn, locked, current, inventory,
     if before is not None:
         _update_rows(conn, provider.id, record, now)
     else:
-        _insert_rows(conn, provider.id, record, now)
+        insert_rows(conn, provider.id, record, now)
     expect_inventories(provider.uuid, generation,
                        dict(current.existing, **{name: inventory}),
                        lambda found: (generation, found[name]))
@@ -437,15 +456,19 @@ def add_inventory(ctx, provider_uuid, inventory,
             check_capacity(provider_uuid, inventory,
                            allow_reserved_equal_total)
             raise
-        if name not in current.existing:
-            return _write_one(conn, locked, current, inventory,
-                              allow_reserved_equal_total)
-        check_capacity(provider_uuid, inventory, allow_reserved_equal_total)
+        if name in current.existing:
+            check_capacity(provider_uuid, inventory,
+                           allow_reserved_equal_total)
         try:
-            _insert_rows(conn, locked[0].id,
-                         [(current.class_ids[name], inventory)],
-                         _sql.utcnow())
+            if name not in current.existing:
+                return _write_one(conn, locked, current, inventory,
+                                  allow_reserved_equal_total,
+                                  insert_rows=_insert_posted)
+            _insert_posted(conn, locked[0].id,
+                           [(current.class_ids[name], inventory)],
+                           _sql.utcnow())
         except (db_exc.DBDuplicateEntry, sa.exc.IntegrityError) as exc:
+            # Also a class added by a concurrent POST since the read.
             raise exception.InventoryExists(str(exc)) from exc
         # The row was there when read, under the provider's lock.
         raise exception.InventoryExists(resource_class=name,

@@ -14,7 +14,10 @@ needs is the row's id:
 
 When no row matched, a locking read tells a missing provider (404) from
 a stale generation (409), as before. A uuid not in canonical lower case
-takes the former two statements (the answer then names the stored uuid).
+takes the former two statements (the answer then names the stored uuid),
+and so does a seen generation the column cannot hold: no row has it, and
+the locking read's comparison answers 409 where binding it would make
+PostgreSQL refuse the statement (integer out of range), as upstream does.
 Queries only: ``conn`` first, no transaction begun or ended here.
 """
 import functools
@@ -25,6 +28,11 @@ from placement.db import models
 from placement import exception
 from placement.objects import _sql
 from placement.objects import resource_provider as rp_obj
+
+
+# The values of resource_providers.generation (a signed 32-bit INTEGER),
+# less the last one: a swap from it could not store the next.
+_GENERATIONS = (-2 ** 31, 2 ** 31 - 1)
 
 
 @functools.cache
@@ -62,7 +70,8 @@ def lock_and_bump(conn, uuid, seen_generation):
     when the generation is not ``seen_generation``.
     """
     returning = _swap_by_uuid(conn)
-    if returning is None or uuid != uuid.lower():
+    if (returning is None or uuid != uuid.lower()
+            or not _GENERATIONS[0] <= seen_generation < _GENERATIONS[1]):
         provider = rp_obj.fetch_locked_provider(conn, uuid, seen_generation)
         return provider, rp_obj.bump_generation(conn, provider.id,
                                                 provider.generation)

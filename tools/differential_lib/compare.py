@@ -118,6 +118,17 @@ def _scrub(text):
     return TIMESTAMP_RE.sub('<timestamp>', text)
 
 
+def _scrubbed_length(values, raw, normalised):
+    """The Content-Length ``values`` (one) less the bytes normalising
+    took from the body (or added to it)."""
+    change = (len(raw.body.encode('utf-8', 'surrogateescape'))
+              - len(normalised.body.encode('utf-8', 'surrogateescape')))
+    try:
+        return int(values[0]) - change
+    except ValueError:
+        return None
+
+
 def differences(ours, up, uuid_map, body_judge=None):
     """[(kind, detail)] between our answer and upstream's.
 
@@ -143,6 +154,12 @@ def differences(ours, up, uuid_map, body_judge=None):
         if (name == 'content-length' and a and b
                 and mine.body != theirs.body):
             continue  # follows from the body difference reported below
+        if (name == 'content-length' and a and b
+                and _scrubbed_length(a, ours, mine)
+                == _scrubbed_length(b, up, theirs)):
+            # Only the width of what normalising replaced differs (the
+            # repr of a datetime among a database error's parameters).
+            continue
         if a is None:
             found.append(('header %s missing' % name, 'upstream: %s' % b))
         elif b is None:

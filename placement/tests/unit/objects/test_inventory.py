@@ -201,6 +201,16 @@ class TestOperations(unittest.TestCase):
                           inv_obj.set_inventories, self.db, self.rp_uuid, 0,
                           {})
 
+    def test_generation_the_column_cannot_hold_is_stale(self):
+        # No row has it: a conflict, not the database's refusal of the
+        # number (the swap by uuid would bind it).
+        for seen in (2 ** 31 - 1, 2 ** 31, 10 ** 23, -2 ** 31 - 1):
+            self.assertRaises(exception.ResourceProviderGenerationConflict,
+                              inv_obj.set_inventories, self.db,
+                              self.rp_uuid, seen, {})
+        provider, _ = inv_obj.get_inventories(self.db, self.rp_uuid)
+        self.assertEqual(0, provider.generation)
+
     def test_failed_write_leaves_generation(self):
         self.assertRaises(exception.ResourceClassNotFound,
                           inv_obj.set_inventories, self.db, self.rp_uuid, 0,
@@ -221,7 +231,11 @@ class TestOperations(unittest.TestCase):
                                   inv_obj.Inventory('VCPU', total=8))
         self.assertIn('(sqlite3.IntegrityError) UNIQUE constraint failed',
                       str(ctx.exception))
-        self.assertIn('INSERT INTO inventories', str(ctx.exception))
+        # Its columns in upstream's order: the timestamp last.
+        self.assertIn('INSERT INTO inventories (resource_provider_id, '
+                      'resource_class_id, total, reserved, min_unit, '
+                      'max_unit, step_size, allocation_ratio, created_at) '
+                      'VALUES', str(ctx.exception))
         # A bad capacity is named first.
         self.assertRaises(exception.InvalidInventory, inv_obj.add_inventory,
                           self.db, self.rp_uuid,
