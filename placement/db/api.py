@@ -43,6 +43,7 @@ from sqlalchemy import pool as sa_pool
 
 from placement.db import driver
 from placement.db import prepared
+from placement.db import pymysql_conn
 from placement.db import retry
 from placement import exception
 
@@ -518,7 +519,9 @@ def reader(ctx, snapshot=True):
     answers are independent. Where the driver's autocommit is a client
     flag (``CLIENT_SIDE_AUTOCOMMIT``), each then runs on its own, with
     no BEGIN before it nor ROLLBACK after: one round trip for a small
-    read instead of three. Elsewhere it is a transaction as above.
+    read instead of three. On PyMySQL each statement carries its own
+    ROLLBACK in the same packet (pymysql_conn): one round trip instead
+    of two. Elsewhere it is a transaction as above.
     """
     with _data_errors_as_invalid_input():
         with _database(ctx).reader.connect() as conn:
@@ -537,6 +540,13 @@ def _autocommit(conn, wanted):
     SQLAlchemy then ends, nor for the pool's reset.
     """
     dbapi_con = conn.connection.dbapi_connection
+    if wanted and isinstance(dbapi_con, pymysql_conn.Connection):
+        dbapi_con.end_each = True
+        try:
+            yield
+        finally:
+            dbapi_con.end_each = False
+        return
     if not (wanted and conn.dialect.driver in CLIENT_SIDE_AUTOCOMMIT
             and not dbapi_con.closed
             and dbapi_con.get_transaction_status() == 0):

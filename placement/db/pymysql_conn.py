@@ -17,10 +17,21 @@
    threads, since a parsed packet is never changed once made). PyMySQL
    does everything else with it as usual.
 
+3. The ROLLBACK after a read. A read with no snapshot to keep
+   (``db.api.reader(snapshot=False)``) sets ``end_each``: each of its
+   statements then goes out as ``<statement>;ROLLBACK`` in one packet
+   (CLIENT_MULTI_STATEMENTS), so that the transaction the SELECT opened
+   (and its read view) ends in the same round trip, and the pool's
+   ROLLBACK is skipped as after a COMMIT. The connection goes back to
+   the pool with no transaction open, as before: the next request reads
+   a fresh snapshot. When the statement fails the server runs nothing
+   after it, and the ROLLBACK goes out as usual.
+
 Used for every MySQL engine on PyMySQL (driver.add_events).
 """
 import pymysql
 from pymysql import connections
+from pymysql.constants import CLIENT
 from pymysql.constants import SERVER_STATUS
 
 # {(packet bytes, encoding): FieldDescriptorPacket}; cleared when it
@@ -30,9 +41,32 @@ _CACHE_MAX = 4096
 
 
 class Connection(pymysql.connections.Connection):
-    """PyMySQL's connection, with the two savings above."""
+    """PyMySQL's connection, with the savings above."""
 
+    # The last command (a COMMIT, a ROLLBACK, a statement ended by its
+    # ROLLBACK) left no transaction open: a ROLLBACK has nothing to end.
     _committed = False
+    # Set while in a read without snapshot (3. above).
+    end_each = False
+
+    def __init__(self, *args, client_flag=0, **kwargs):
+        super().__init__(*args, client_flag=client_flag
+                         | CLIENT.MULTI_STATEMENTS, **kwargs)
+
+    def query(self, sql, unbuffered=False):
+        if not self.end_each or unbuffered:
+            return super().query(sql, unbuffered)
+        if isinstance(sql, str):
+            sql = sql.encode(self.encoding)
+        # A newline first: a trailing "-- comment" must not hide it.
+        affected = super().query(sql.rstrip().rstrip(b';') + b'\n;ROLLBACK')
+        result = self._result
+        self.next_result()  # the ROLLBACK's OK packet, already sent
+        result.has_next = False
+        self._result = result
+        self._affected_rows = affected
+        self._committed = True
+        return affected
 
     def _execute_command(self, command, sql):
         self._committed = False
@@ -47,6 +81,7 @@ class Connection(pymysql.connections.Connection):
         if self._committed:
             return
         super().rollback()
+        self._committed = True  # nothing left to end: once is enough
 
     def _read_packet(self, packet_type=connections.MysqlPacket):
         if packet_type is not connections.FieldDescriptorPacket:
