@@ -561,6 +561,17 @@ def _autocommit(conn, wanted):
             dbapi_con.autocommit = False
 
 
+def then_in_same_packet(conn, sql) -> bool:
+    """Have ``sql`` (a constant statement) sent in the same packet after
+    the next statement ``conn`` executes, where the driver can (our
+    PyMySQL connection: pymysql_conn), and say whether it will be."""
+    dbapi_con = conn.connection.dbapi_connection
+    if not isinstance(dbapi_con, pymysql_conn.Connection):
+        return False
+    dbapi_con.then(sql.encode())
+    return True
+
+
 def _verifier(db):
     @contextlib.contextmanager
     def connect(lost):
