@@ -73,9 +73,13 @@ class Counter:
 
     def _counting(self, func):
         def counted(dbapi_con, *args, **kwargs):
-            # psycopg2 sends nothing when no transaction is open.
-            if not (func.__self__.driver == 'psycopg2'
-                    and dbapi_con.get_transaction_status() == 0):
+            # psycopg2 sends nothing when no transaction is open, nor
+            # placement's PyMySQL connection after a COMMIT or a
+            # statement that carried its own ROLLBACK (pymysql_conn).
+            if not ((func.__self__.driver == 'psycopg2'
+                     and dbapi_con.get_transaction_status() == 0)
+                    or (func.__name__ == 'do_rollback'
+                        and getattr(dbapi_con, '_committed', False))):
                 self.trips += 1
             return func(dbapi_con, *args, **kwargs)
         return counted

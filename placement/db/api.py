@@ -498,12 +498,6 @@ def _rollback(conn, trans):
             conn.invalidate()
 
 
-# Drivers whose autocommit is a client flag: switching it sends nothing.
-# (PyMySQL's is a server variable: a round trip each way, more than the
-# ROLLBACK it would spare.)
-CLIENT_SIDE_AUTOCOMMIT = frozenset(['psycopg2'])
-
-
 @contextlib.contextmanager
 def reader(ctx, snapshot=True):
     """Yield a Connection in a transaction on the reader (or writer).
@@ -516,39 +510,21 @@ def reader(ctx, snapshot=True):
     ``snapshot=False`` is for a read whose statements need not share a
     snapshot: one statement (which always reads one), or several whose
     answers are independent. Where the driver's autocommit is a client
-    flag (``CLIENT_SIDE_AUTOCOMMIT``), each then runs on its own, with
-    no BEGIN before it nor ROLLBACK after: one round trip for a small
-    read instead of three. Elsewhere it is a transaction as above.
+    flag (``driver.CLIENT_SIDE_AUTOCOMMIT``), each then runs on its own,
+    with no BEGIN before it nor ROLLBACK after: one round trip for a small
+    read instead of three. On PyMySQL each statement carries its own
+    ROLLBACK in the same packet (pymysql_conn): one round trip instead
+    of two. Elsewhere it is a transaction as above.
     """
     with _data_errors_as_invalid_input():
         with _database(ctx).reader.connect() as conn:
-            with _autocommit(conn, not snapshot):
+            with driver.statements_alone(conn, not snapshot):
                 conn.begin()
                 yield conn
 
 
-@contextlib.contextmanager
-def _autocommit(conn, wanted):
-    """psycopg2's autocommit on while in the block, when ``wanted`` and
-    the connection is idle (status 0) as a pooled one is; else nothing
-    (a closed one then fails in its first statement, as the retry policy
-    expects). The flag, not isolation_level='AUTOCOMMIT', which costs
-    SQLAlchemy more CPU. psycopg2 sends no ROLLBACK for the transaction
-    SQLAlchemy then ends, nor for the pool's reset.
-    """
-    dbapi_con = conn.connection.dbapi_connection
-    if not (wanted and conn.dialect.driver in CLIENT_SIDE_AUTOCOMMIT
-            and not dbapi_con.closed
-            and dbapi_con.get_transaction_status() == 0):
-        yield
-        return
-    dbapi_con.autocommit = True
-    try:
-        yield
-    finally:
-        # A connection that broke is discarded, whatever its flag.
-        if not conn.invalidated and not dbapi_con.closed:
-            dbapi_con.autocommit = False
+# Where a reader's statements each run on their own (driver).
+then_in_same_packet = driver.then_in_same_packet
 
 
 def _verifier(db):

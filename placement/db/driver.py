@@ -219,3 +219,53 @@ def causal_reads(conn):
         conn.exec_driver_sql('SET SESSION wsrep_sync_wait = %d'
                              % int(previous))
         conn.rollback()
+
+
+# Drivers whose autocommit is a client flag: switching it sends nothing.
+# (PyMySQL's is a server variable: a round trip each way, more than the
+# ROLLBACK it would spare.)
+CLIENT_SIDE_AUTOCOMMIT = frozenset(['psycopg2'])
+
+
+@contextlib.contextmanager
+def statements_alone(conn, wanted):
+    """Each statement its own transaction while in the block, when
+    ``wanted``: on our PyMySQL connection each carries its ROLLBACK
+    (pymysql_conn); else psycopg2's autocommit on, when ``wanted`` and
+    the connection is idle (status 0) as a pooled one is; else nothing
+    (a closed one then fails in its first statement, as the retry policy
+    expects). The flag, not isolation_level='AUTOCOMMIT', which costs
+    SQLAlchemy more CPU. psycopg2 sends no ROLLBACK for the transaction
+    SQLAlchemy then ends, nor for the pool's reset.
+    """
+    dbapi_con = conn.connection.dbapi_connection
+    if wanted and isinstance(dbapi_con, pymysql_conn.Connection):
+        dbapi_con.end_each = True
+        try:
+            yield
+        finally:
+            dbapi_con.end_each = False
+        return
+    if not (wanted and conn.dialect.driver in CLIENT_SIDE_AUTOCOMMIT
+            and not dbapi_con.closed
+            and dbapi_con.get_transaction_status() == 0):
+        yield
+        return
+    dbapi_con.autocommit = True
+    try:
+        yield
+    finally:
+        # A connection that broke is discarded, whatever its flag.
+        if not conn.invalidated and not dbapi_con.closed:
+            dbapi_con.autocommit = False
+
+
+def then_in_same_packet(conn, sql) -> bool:
+    """Have ``sql`` (a constant statement) sent in the same packet after
+    the next statement ``conn`` executes, where the driver can (our
+    PyMySQL connection: pymysql_conn), and say whether it will be."""
+    dbapi_con = conn.connection.dbapi_connection
+    if not isinstance(dbapi_con, pymysql_conn.Connection):
+        return False
+    dbapi_con.then(sql.encode())
+    return True

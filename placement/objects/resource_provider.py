@@ -291,6 +291,10 @@ def _set_own_root_stmt():
 
 
 _SET_OWN_ROOT = _set_own_root_stmt()
+# The same, right after the INSERT, in its packet (MySQL).
+_SET_LAST_INSERTED_OWN_ROOT = (
+    'UPDATE resource_providers SET root_provider_id = id '
+    'WHERE id = LAST_INSERT_ID()')
 
 
 def _insert_provider(conn, uuid, name, parent) -> Provider:
@@ -298,7 +302,8 @@ def _insert_provider(conn, uuid, name, parent) -> Provider:
 
     The unique keys on uuid and name refuse a duplicate (DBDuplicateEntry,
     which the caller translates): no SELECT beforehand. A root learns its
-    own id by an update (on PostgreSQL inside the INSERT: provider_insert);
+    own id by an update (on PostgreSQL inside the INSERT: provider_insert;
+    on PyMySQL in the INSERT's packet);
     its updated_at is set from birth (upstream's root rows carry it, its
     child rows do not).
     """
@@ -307,13 +312,15 @@ def _insert_provider(conn, uuid, name, parent) -> Provider:
     if parent is None and provider_insert.root_in_one_statement(conn):
         provider_id = provider_insert.insert_root(conn, uuid, name, now)
     else:
+        own_root_sent = parent is None and db_api.then_in_same_packet(
+            conn, _SET_LAST_INSERTED_OWN_ROOT)
         provider_id = conn.execute(_INSERT, dict(
             uuid=uuid, name=name, generation=0, created_at=now,
             updated_at=updated_at,
             parent_provider_id=parent.id if parent else None,
             root_provider_id=parent.root_provider_id if parent else None,
         )).inserted_primary_key[0]
-        if parent is None:
+        if parent is None and not own_root_sent:
             conn.execute(_SET_OWN_ROOT, {'rp_id': provider_id})
     return _created(uuid, name, now, provider_id, parent)
 

@@ -4,7 +4,9 @@ A read that needs one snapshot (the default) runs in a transaction. A
 read with ``snapshot=False`` runs without one where the driver switches
 autocommit on the client (psycopg2): no BEGIN before its statement, no
 ROLLBACK after, and the pooled connection is back in transaction mode
-afterwards, whether the read succeeded or failed.
+afterwards, whether the read succeeded or failed. On PyMySQL each of
+its statements carries its own ROLLBACK (db.pymysql_conn): no read view
+outlives the statement, and the pool has no ROLLBACK to send.
 """
 import unittest
 
@@ -60,13 +62,49 @@ class SQLiteReaderTest(_ReaderCase, unittest.TestCase):
 class MySQLReaderTest(_ReaderCase, unittest.TestCase):
     backend_name = 'mysql'
 
-    def test_a_read_without_snapshot_is_still_a_transaction(self):
-        # Switching PyMySQL's autocommit is a round trip each way.
+    def _state(self, dbapi_con):
+        # (a ROLLBACK still to send, each statement ending itself)
+        return not dbapi_con._committed, dbapi_con.end_each
+
+    def test_a_snapshot_read_is_in_a_transaction(self):
+        self.assertEqual((True, False), self._read()[0])
+
+    def test_a_read_without_snapshot_ends_its_transaction(self):
+        # Its statement carried its ROLLBACK: nothing open after it, and
+        # autocommit stays off (switching it is a round trip each way).
         with db_api.reader(self.db, snapshot=False) as conn:
-            conn.execute(sa.text('SELECT 1'))
-            self.assertTrue(conn.in_transaction())
-            self.assertFalse(
-                conn.connection.dbapi_connection.get_autocommit())
+            dbapi_con = conn.connection.dbapi_connection
+            conn.execute(sa.text('SELECT 1 -- a trailing comment'))
+            self.assertEqual((False, True), self._state(dbapi_con))
+            self.assertFalse(dbapi_con.get_autocommit())
+            self.assertEqual([(2,)], [tuple(row) for row in conn.execute(
+                sa.text('SELECT 2;'))])
+        self.assertEqual((False, False), self._pooled_state())
+
+    def test_the_next_read_sees_a_new_snapshot(self):
+        # One pooled connection: a read without its own ROLLBACK would
+        # keep its read view, and the next read would not see the row.
+        admin = sa.create_engine(self.placement.url)
+        self.addCleanup(admin.dispose)
+        stmt = sa.text("SELECT COUNT(*) FROM traits WHERE name = 'CUSTOM_X'")
+        for snapshot in (False, True, False):
+            with db_api.reader(self.db, snapshot=snapshot) as conn:
+                before = conn.execute(stmt).scalar()
+            with admin.begin() as other:
+                other.execute(sa.text(
+                    "INSERT INTO traits (name, created_at) "
+                    "VALUES ('CUSTOM_X', NOW())" if not before else
+                    "DELETE FROM traits WHERE name = 'CUSTOM_X'"))
+            with db_api.reader(self.db, snapshot=False) as conn:
+                self.assertEqual(1 - before, conn.execute(stmt).scalar())
+
+    def test_a_failed_read_leaves_the_connection_as_it_was(self):
+        with self.assertRaises(DB_ERRORS):
+            with db_api.reader(self.db, snapshot=False) as conn:
+                conn.execute(sa.text('SELECT * FROM no_such_table'))
+        self.assertEqual((False, False), self._pooled_state())
+        self.assertEqual((True, False), self._read()[0])
+        self.assertEqual((False, True), self._read(snapshot=False)[0])
 
 
 class PostgreSQLReaderTest(_ReaderCase, unittest.TestCase):

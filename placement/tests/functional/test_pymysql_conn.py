@@ -1,7 +1,8 @@
 """The PyMySQL connection of db.pymysql_conn on a real MariaDB: the pool's
-ROLLBACK after a COMMIT is not sent, every other ROLLBACK is, and a
-column definition seen before is handed out again without being parsed,
-with the same rows and description as a fresh parse gives.
+ROLLBACK after a COMMIT (or a ROLLBACK) is not sent, every other ROLLBACK
+is; a column definition seen before is handed out again without being
+parsed, with the same rows and description as a fresh parse gives; a
+statement given to ``then`` goes with the next one, or with none.
 """
 import unittest
 
@@ -83,3 +84,33 @@ class TestPyMySQLConnection(unittest.TestCase):
             self.assertIs(one, other)
         self.assertEqual(['id', 'name', 'blob_'],
                          [field.name for field in first.fields])
+
+    def test_a_trailer_goes_with_the_next_statement(self):
+        with self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            raw.then(b"UPDATE conn_t SET name = 'set' WHERE id = 4")
+            result = conn.exec_driver_sql(
+                "INSERT INTO conn_t VALUES (4, 'd', 'w')")
+            self.assertEqual(1, result.rowcount)
+            self.assertEqual('set', conn.exec_driver_sql(
+                'SELECT name FROM conn_t WHERE id = 4').scalar())
+            conn.commit()
+
+    def test_a_failing_trailer_fails_its_statement(self):
+        with self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            raw.then(b'UPDATE no_such_table SET x = 1')
+            with self.assertRaises(sa.exc.DBAPIError):
+                conn.exec_driver_sql(
+                    "INSERT INTO conn_t VALUES (5, 'e', 'v')")
+            conn.rollback()
+            self.assertEqual(0, conn.exec_driver_sql(
+                'SELECT count(*) FROM conn_t').scalar())
+
+    def test_a_trailer_follows_no_later_command(self):
+        with self.engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            raw.then(b'UPDATE no_such_table SET x = 1')
+            raw.rollback()  # its statement never went: the trailer goes
+            self.assertEqual(0, conn.exec_driver_sql(
+                'SELECT count(*) FROM conn_t').scalar())
