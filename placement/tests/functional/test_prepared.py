@@ -9,7 +9,6 @@ import unittest
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
-from placement.db import api as db_api
 from placement.db import prepared
 from placement.db import retry
 from placement.tests.functional.fixtures import backends
@@ -25,13 +24,7 @@ _OPTIONS = {prepared.PREPARE_OPTION: True}
 class TestPrepared(unittest.TestCase):
 
     def setUp(self):
-        backend = backends.BACKENDS['postgresql']
-        if backend not in backends.available():
-            self.skipTest('PostgreSQL is not available')
-        url = backend.create()
-        self.addCleanup(backend.drop, url)
-        self.engine = db_api.create_engine(url, max_retries=0)
-        self.addCleanup(self.engine.dispose)
+        self.engine = backends.fresh_engine(self, 'postgresql', max_retries=0)
         with self.engine.begin() as conn:
             conn.exec_driver_sql(
                 'CREATE TABLE prepared_t (id INTEGER PRIMARY KEY, '

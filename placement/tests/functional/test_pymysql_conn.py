@@ -8,7 +8,6 @@ import unittest
 
 import sqlalchemy as sa
 
-from placement.db import api as db_api
 from placement.db import pymysql_conn
 from placement.tests.functional.fixtures import backends
 
@@ -16,13 +15,7 @@ from placement.tests.functional.fixtures import backends
 class TestPyMySQLConnection(unittest.TestCase):
 
     def setUp(self):
-        backend = backends.BACKENDS['mysql']
-        if backend not in backends.available():
-            self.skipTest('MySQL is not available')
-        url = backend.create()
-        self.addCleanup(backend.drop, url)
-        self.engine = db_api.create_engine(url, max_retries=0)
-        self.addCleanup(self.engine.dispose)
+        self.engine = backends.fresh_engine(self, 'mysql', max_retries=0)
         with self.engine.begin() as conn:
             conn.exec_driver_sql(
                 'CREATE TABLE conn_t (id INTEGER PRIMARY KEY, '
