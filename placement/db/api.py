@@ -523,7 +523,8 @@ def reader(ctx, snapshot=True):
                 yield conn
 
 
-# Where a reader's statements each run on their own (driver).
+# For the objects layer, which reaches the driver only through this
+# module: a constant statement sent in the next one's packet (driver).
 then_in_same_packet = driver.then_in_same_packet
 
 

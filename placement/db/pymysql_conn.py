@@ -56,12 +56,12 @@ class Connection(pymysql.connections.Connection):
     _committed = False
     # Set while in a read without snapshot (3. above).
     end_each = False
+    # The statement then() sends after the next one (4. above).
+    _then = None
 
     def __init__(self, *args, client_flag=0, **kwargs):
         super().__init__(*args, client_flag=client_flag
                          | CLIENT.MULTI_STATEMENTS, **kwargs)
-
-    _then = None
 
     def then(self, sql):
         """Send ``sql`` (bytes, no parameters) after the next statement,

@@ -53,8 +53,9 @@ def _swap_stmt(returning: bool):
 
 
 def _swap_by_uuid(conn):
-    """The version gate: None when this database needs the two
-    statements, else whether the id comes back by RETURNING."""
+    """Which swap this database takes: None for the two statements,
+    else whether the id comes back by RETURNING (True) or in the OK
+    packet (False, MySQL)."""
     if conn.dialect.update_returning:
         return True
     if conn.dialect.name == 'mysql':
