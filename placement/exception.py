@@ -74,7 +74,8 @@ class ResourceProviderGenerationConflict(ConcurrentUpdateDetected):
 
 
 class DuplicateName(Exists):
-    msg_fmt = 'Conflicting resource provider %(field)s: %(value)s already exists.'
+    msg_fmt = ('Conflicting resource provider %(field)s: %(value)s '
+               'already exists.')
 
 
 class ResourceClassExists(Exists):
@@ -86,7 +87,8 @@ class TraitExists(Exists):
 
 
 class ResourceClassInUse(Conflict):
-    msg_fmt = 'Cannot delete resource class %(name)s. Class is in use in inventory.'
+    msg_fmt = ('Cannot delete resource class %(name)s. Class is in use in '
+               'inventory.')
 
 
 class TraitInUse(Conflict):

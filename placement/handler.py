@@ -195,7 +195,6 @@ def _path(environ):
     return path
 
 
-
 # Templates without a variable, by path: a template with a variable has
 # two or more segments and so never matches one of these paths.
 _STATIC_ROUTES = {route.template: route for route in ROUTES

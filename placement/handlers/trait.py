@@ -206,4 +206,3 @@ def delete_traits_for_resource_provider(req):
             exception.ConcurrentUpdateDetected.msg_fmt,
             code=errors.CONCURRENT_UPDATE)
     return util.empty_response(req, mv)
-

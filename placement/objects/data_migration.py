@@ -20,7 +20,8 @@ _CONSUMER = models.consumers
 
 def _orphan_allocations():
     """allocations LEFT OUTER JOIN consumers ON consumer_id = uuid."""
-    return _ALLOC.outerjoin(_CONSUMER, _ALLOC.c.consumer_id == _CONSUMER.c.uuid)
+    return _ALLOC.outerjoin(_CONSUMER,
+                            _ALLOC.c.consumer_id == _CONSUMER.c.uuid)
 
 
 @db_api.operation

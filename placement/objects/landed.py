@@ -56,7 +56,7 @@ def expect_consumers(wanted: typing.Dict[str, tuple]) -> None:
             consumer = stored.get(uuid)
             found = consumer.generation if consumer else None
             if (found, allocations.get(uuid, [])) != (generation,
-                                                       resources):
+                                                      resources):
                 return NOT_LANDED
         return None
     db_api.on_commit_lost(check)

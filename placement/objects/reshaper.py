@@ -75,7 +75,6 @@ def _reshape(ctx, changes, requests, allow_reserved_equal_total):
                                        change.inventories, lambda found: None)
 
 
-
 def _fetch_checked(conn, changes) -> typing.Dict[str, rp_obj.Provider]:
     """{uuid: Provider} for every change; raise on missing or stale."""
     providers = rp_obj.fetch_providers_by_uuid(

@@ -100,8 +100,6 @@ def _is_in_use(conn, rc_id):
     return False
 
 
-
-
 @db_api.operation
 def list_resource_classes(ctx) -> list:
     """Every resource class, standard and custom."""

@@ -1,1 +1,2 @@
-"""JSON schemas for request bodies and query strings, one module per resource."""
+"""JSON schemas for request bodies and query strings, one module per
+resource."""

@@ -161,7 +161,7 @@ def summary(explanation):
              for phrase, count in reasons]
     viable = roots - len(explanation.reasons)
     head = ': of %s root provider%s' % (format(roots, ','),
-                                       '' if roots == 1 else 's')
+                                        '' if roots == 1 else 's')
     if viable:
         parts.insert(0, '%s can serve the request' % format(viable, ','))
     text += head + ', ' + ', '.join(parts)
@@ -253,7 +253,7 @@ def _resource_text(snapshot, step, rp_id, raw):
         if numbers:
             total, reserved, ratio = numbers
             how = '(%d - %d) x %s - %d used' % (total, reserved, ratio,
-                                                 inv.used)
+                                                inv.used)
         else:
             how = '%d - %d used' % (inv.capacity, inv.used)
         return '%s: requested %d, free %d = %s' % (rc, amount, inv.free, how)

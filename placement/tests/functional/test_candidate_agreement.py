@@ -216,4 +216,3 @@ class TestAgreement(unittest.TestCase):
         for backend in backends.available():
             with self.subTest(backend=backend.name):
                 self._check_backend(backend)
-

@@ -108,7 +108,7 @@ BAD_QUERIES = [
     ('resources=VCPU:1:2', '1.39'),
     ('resources=VCPU:1&foo=bar', '1.39'),
     ('resources=VCPU:1&limit=0', '1.39'), ('resources=VCPU:1&limit=x',
-                                          '1.39'),
+                                           '1.39'),
     ('resources=VCPU:1&group_policy=bogus', '1.39'),
     ('resources=VCPU:1&required=in:HW_CPU_X86_AVX2', '1.38'),
     ('resources=VCPU:1&required=in:', '1.39'),

@@ -153,7 +153,6 @@ class _InventoryConcurrency(concurrency.BackendCase):
                 # The storm must have produced real races.
                 self.assertTrue(writes.refused, 'no write was refused')
 
-
     def _create_classes(self, method, names):
         """Create ``names`` from WRITERS threads at once; {name: [status]}."""
         results = {}

@@ -140,7 +140,6 @@ class TestExplanation(unittest.TestCase):
         self.fail('still no candidate for %s after %d relaxations'
                   % (root, MAX_RELAXATIONS))
 
-
     @EXAMPLES
     @given(problems())
     def test_relaxing_a_providers_reason_lets_it_serve(self, problem):

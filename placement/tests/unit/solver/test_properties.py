@@ -141,7 +141,6 @@ class TestAgainstOracle(unittest.TestCase):
         self.assertLessEqual(len(first), 2)
         self.assertLessEqual(set(first), oracle.candidates(snapshot, query))
 
-
     @EXAMPLES
     @given(problems(), st.integers(0, 99))
     def test_randomized_unlimited_is_every_candidate_reordered(
