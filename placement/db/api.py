@@ -498,6 +498,11 @@ def _rollback(conn, trans):
             conn.invalidate()
 
 
+# reader(ctx, snapshot=AS_ISOLATED): a read that takes whatever the
+# server's isolation gives a transaction's statements (see reader).
+AS_ISOLATED = 'as isolated'
+
+
 @contextlib.contextmanager
 def reader(ctx, snapshot=True):
     """Yield a Connection in a transaction on the reader (or writer).
@@ -515,10 +520,20 @@ def reader(ctx, snapshot=True):
     read instead of three. On PyMySQL each statement carries its own
     ROLLBACK in the same packet (pymysql_conn): one round trip instead
     of two. Elsewhere it is a transaction as above.
+
+    ``snapshot=AS_ISOLATED`` is for a read that is right either way and
+    takes what the server's isolation gives a transaction: one snapshot
+    on MariaDB (REPEATABLE READ), none on PostgreSQL at its default READ
+    COMMITTED, where each statement takes its own in a transaction too
+    (driver.snapshot_per_statement): there it runs as ``snapshot=False``,
+    the same answers for two round trips fewer. (A read that sets its
+    own isolation, as the audit does, wants a transaction: the default.)
     """
     with _data_errors_as_invalid_input():
         with _database(ctx).reader.connect() as conn:
-            with driver.statements_alone(conn, not snapshot):
+            alone = not snapshot or (snapshot == AS_ISOLATED and
+                                     driver.snapshot_per_statement(conn))
+            with driver.statements_alone(conn, alone):
                 conn.begin()
                 yield conn
 
@@ -526,6 +541,10 @@ def reader(ctx, snapshot=True):
 # For the objects layer, which reaches the driver only through this
 # module: a constant statement sent in the next one's packet (driver).
 then_in_same_packet = driver.then_in_same_packet
+# And a statement for its effect only, sent with the next one (driver).
+first_in_next_packet = driver.first_in_next_packet
+# Inside a ``reader``: the next statement is its last (driver).
+last_read_statement = driver.end_after_next
 
 
 def _verifier(db):

@@ -7,19 +7,22 @@ connection to a node that is not ready. No transactions here (``api``).
 """
 import contextlib
 import dataclasses
+import sys
 import time
 
 from oslo_db import exception as db_exc
 from oslo_log import log as logging
 import sqlalchemy as sa
 
-from placement.db import pymysql_conn
 from placement.db import retry
 
 LOG = logging.getLogger(__name__)
 
 # Connection record info: (session id, host, port) of a MySQL session.
 SERVER_KEY = 'placement.server'
+# Imported by the first engine on PyMySQL (_pymysql_connection), so that
+# a server on PostgreSQL never loads PyMySQL (0.7 MiB per process).
+_PYMYSQL_CONN = 'placement.db.pymysql_conn'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,7 +138,15 @@ def _add_mysql_events(engine, timeouts: Timeouts) -> None:
 
 
 def _pymysql_connection(dialect, conn_rec, cargs, cparams):
+    from placement.db import pymysql_conn
     return pymysql_conn.Connection(*cargs, **cparams)
+
+
+def _is_ours(dbapi_con) -> bool:
+    """Whether ``dbapi_con`` is pymysql_conn's connection (none can be
+    before that module was imported)."""
+    module = sys.modules.get(_PYMYSQL_CONN)
+    return module is not None and isinstance(dbapi_con, module.Connection)
 
 
 def _sync_wait_setter(value):
@@ -227,6 +238,22 @@ def causal_reads(conn):
 CLIENT_SIDE_AUTOCOMMIT = frozenset(['psycopg2'])
 
 
+# Isolation levels at which every statement reads a snapshot of its own,
+# in a transaction or not (PostgreSQL's default).
+PER_STATEMENT_SNAPSHOTS = frozenset(['READ COMMITTED', 'READ UNCOMMITTED'])
+
+
+def snapshot_per_statement(conn) -> bool:
+    """True where a transaction would give its reads no common snapshot:
+    psycopg2 on a server whose default isolation (read by SQLAlchemy on
+    the engine's first connection) is READ COMMITTED. A read there gains
+    nothing from its BEGIN and ROLLBACK but two round trips.
+    """
+    return (conn.dialect.driver in CLIENT_SIDE_AUTOCOMMIT
+            and conn.dialect.default_isolation_level
+            in PER_STATEMENT_SNAPSHOTS)
+
+
 @contextlib.contextmanager
 def statements_alone(conn, wanted):
     """Each statement its own transaction while in the block, when
@@ -239,7 +266,7 @@ def statements_alone(conn, wanted):
     SQLAlchemy then ends, nor for the pool's reset.
     """
     dbapi_con = conn.connection.dbapi_connection
-    if wanted and isinstance(dbapi_con, pymysql_conn.Connection):
+    if wanted and _is_ours(dbapi_con):
         dbapi_con.end_each = True
         try:
             yield
@@ -260,12 +287,35 @@ def statements_alone(conn, wanted):
             dbapi_con.autocommit = False
 
 
+def _on_ours(conn, ask) -> bool:
+    """``ask(connection)`` if ``conn`` is on our PyMySQL connection
+    (pymysql_conn), and whether it was."""
+    dbapi_con = conn.connection.dbapi_connection
+    if not _is_ours(dbapi_con):
+        return False
+    ask(dbapi_con)
+    return True
+
+
 def then_in_same_packet(conn, sql) -> bool:
     """Have ``sql`` (a constant statement) sent in the same packet after
     the next statement ``conn`` executes, where the driver can (our
     PyMySQL connection: pymysql_conn), and say whether it will be."""
-    dbapi_con = conn.connection.dbapi_connection
-    if not isinstance(dbapi_con, pymysql_conn.Connection):
-        return False
-    dbapi_con.then(sql.encode())
-    return True
+    return _on_ours(conn, lambda ours: ours.then(sql.encode()))
+
+
+def first_in_next_packet(conn) -> bool:
+    """Have the next statement ``conn`` executes kept and sent first in
+    the packet of the one after it, where the driver can (our PyMySQL
+    connection: pymysql_conn), and say whether it will be. The kept
+    statement's result then has no rows: for a statement wanted for its
+    effect only (a lock), whose error fails the statement after it."""
+    return _on_ours(conn, lambda ours: ours.hold())
+
+
+def end_after_next(conn) -> bool:
+    """Have the next statement on ``conn`` end its transaction in its own
+    packet (a ROLLBACK after it) where the driver can (our PyMySQL
+    connection), and say whether it will: for the last statement of a
+    read, whose ROLLBACK would otherwise be a round trip of its own."""
+    return _on_ours(conn, lambda ours: ours.end_after_next())

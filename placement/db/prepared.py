@@ -11,7 +11,10 @@ generic plan, it is not planned again.
 Safety:
 
 - The name is a hash of the statement's text, so one name is never two
-  statements, whoever prepared it on a shared server session.
+  statements, whoever prepared it on a shared server session. BLAKE2b,
+  which Python computes itself: SHA-1 goes through OpenSSL, whose code
+  that first call in a worker faults in (1 MiB of resident memory in
+  each worker that the server needs for nothing else).
 - Which names a connection holds is kept per DB-API connection (a weak
   key): a new connection after a reconnect starts with none.
 - Only texts seen twice are prepared: one-off lists of ids (random draws)
@@ -59,8 +62,8 @@ class _Text:
         for name in _PARAM.findall(statement):
             if name not in names:
                 names.append(name)
-        self.name = 'pl_' + hashlib.sha1(
-            statement.encode()).hexdigest()[:24]
+        self.name = 'pl_' + hashlib.blake2b(
+            statement.encode(), digest_size=12).hexdigest()
         self.prepare = 'PREPARE %s AS %s' % (self.name, _PARAM.sub(
             lambda m: '$%d' % (names.index(m.group(1)) + 1), statement))
         self.execute = 'EXECUTE ' + self.name

@@ -43,6 +43,12 @@ class _ReaderCase:
                 'SELECT COUNT(*) FROM resource_classes')).scalar()
             return self._state(conn.connection.dbapi_connection), answer
 
+    def _fail_a_read(self):
+        """A read without snapshot whose statement fails."""
+        with self.assertRaises(DB_ERRORS):
+            with db_api.reader(self.db, snapshot=False) as conn:
+                conn.execute(sa.text('SELECT * FROM no_such_table'))
+
     def _state(self, dbapi_con):
         return None
 
@@ -53,6 +59,8 @@ class _ReaderCase:
     def test_both_kinds_read_the_same(self):
         self.assertGreater(self._read()[1], 0)
         self.assertEqual(self._read()[1], self._read(snapshot=False)[1])
+        self.assertEqual(self._read()[1],
+                         self._read(snapshot=db_api.AS_ISOLATED)[1])
 
 
 class SQLiteReaderTest(_ReaderCase, unittest.TestCase):
@@ -68,6 +76,9 @@ class MySQLReaderTest(_ReaderCase, unittest.TestCase):
 
     def test_a_snapshot_read_is_in_a_transaction(self):
         self.assertEqual((True, False), self._read()[0])
+        # REPEATABLE READ: a transaction gives its reads one snapshot.
+        self.assertEqual((True, False),
+                         self._read(snapshot=db_api.AS_ISOLATED)[0])
 
     def test_a_read_without_snapshot_ends_its_transaction(self):
         # Its statement carried its ROLLBACK: nothing open after it, and
@@ -98,10 +109,27 @@ class MySQLReaderTest(_ReaderCase, unittest.TestCase):
             with db_api.reader(self.db, snapshot=False) as conn:
                 self.assertEqual(1 - before, conn.execute(stmt).scalar())
 
+    def test_the_last_statement_of_a_snapshot_read_ends_it(self):
+        # Both statements read the same snapshot; the second carries the
+        # ROLLBACK, so the pool has none left to send.
+        admin = sa.create_engine(self.placement.url)
+        self.addCleanup(admin.dispose)
+        stmt = sa.text("SELECT COUNT(*) FROM traits WHERE name = 'CUSTOM_Y'")
+        with db_api.reader(self.db) as conn:
+            dbapi_con = conn.connection.dbapi_connection
+            before = conn.execute(stmt).scalar()
+            with admin.begin() as other:
+                other.execute(sa.text(
+                    "INSERT INTO traits (name, created_at) "
+                    "VALUES ('CUSTOM_Y', NOW())"))
+            self.assertTrue(db_api.last_read_statement(conn))
+            self.assertEqual(before, conn.execute(stmt).scalar())
+            self.assertEqual((False, False), self._state(dbapi_con))
+        with db_api.reader(self.db) as conn:
+            self.assertEqual(before + 1, conn.execute(stmt).scalar())
+
     def test_a_failed_read_leaves_the_connection_as_it_was(self):
-        with self.assertRaises(DB_ERRORS):
-            with db_api.reader(self.db, snapshot=False) as conn:
-                conn.execute(sa.text('SELECT * FROM no_such_table'))
+        self._fail_a_read()
         self.assertEqual((False, False), self._pooled_state())
         self.assertEqual((True, False), self._read()[0])
         self.assertEqual((False, True), self._read(snapshot=False)[0])
@@ -116,6 +144,35 @@ class PostgreSQLReaderTest(_ReaderCase, unittest.TestCase):
     def test_a_snapshot_read_is_in_a_transaction(self):
         self.assertEqual((False, INTRANS), self._read()[0])
 
+    def test_a_read_as_isolated_sends_no_begin_at_read_committed(self):
+        # Each statement takes its own snapshot at PostgreSQL's default
+        # isolation, in a transaction or not: no BEGIN, no ROLLBACK.
+        self.assertEqual('READ COMMITTED',
+                         self.db.reader.dialect.default_isolation_level)
+        self.assertEqual((True, IDLE),
+                         self._read(snapshot=db_api.AS_ISOLATED)[0])
+        self.assertEqual((False, IDLE), self._pooled_state())
+
+    def test_a_read_as_isolated_is_in_a_transaction_at_repeatable_read(
+            self):
+        admin = sa.create_engine(self.placement.url,
+                                 isolation_level='AUTOCOMMIT')
+        self.addCleanup(admin.dispose)
+        with admin.connect() as conn:
+            conn.exec_driver_sql(
+                "ALTER DATABASE %s SET default_transaction_isolation = "
+                "'repeatable read'" % sa.engine.make_url(
+                    self.placement.url).database)
+        db = db_api.create_database(self.placement.conf)
+        self.addCleanup(db.dispose)
+        with db_api.reader(db, snapshot=db_api.AS_ISOLATED) as conn:
+            state = self._state(conn.connection.dbapi_connection)
+            conn.execute(sa.text('SELECT 1'))
+            self.assertEqual(
+                (False, INTRANS),
+                (state[0], conn.connection.dbapi_connection
+                 .get_transaction_status()))
+
     def test_a_read_without_snapshot_sends_no_begin(self):
         # Idle after its statement: psycopg2 sent no BEGIN, and has no
         # ROLLBACK to send.
@@ -123,9 +180,7 @@ class PostgreSQLReaderTest(_ReaderCase, unittest.TestCase):
         self.assertEqual((False, IDLE), self._pooled_state())
 
     def test_a_failed_read_leaves_the_connection_in_transaction_mode(self):
-        with self.assertRaises(DB_ERRORS):
-            with db_api.reader(self.db, snapshot=False) as conn:
-                conn.execute(sa.text('SELECT * FROM no_such_table'))
+        self._fail_a_read()
         self.assertEqual((False, IDLE), self._pooled_state())
         self.assertEqual((False, INTRANS), self._read()[0])
 
