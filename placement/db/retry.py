@@ -47,6 +47,11 @@ class Failure(enum.Enum):
 MYSQL_ERRORS = {
     1205: Failure.RACE,          # Lock wait timeout exceeded
     1213: Failure.RACE,          # Deadlock; Galera certification failure
+    # "Failed to read auto-increment value from storage engine": InnoDB's
+    # answer when the statement waiting for the table's AUTO-INC lock (an
+    # INSERT ... SELECT takes it) is the deadlock victim, e.g. a child's
+    # INSERT raced by its parent's DELETE; the transaction is rolled back.
+    1467: Failure.RACE,
     1040: Failure.NOT_READY,     # Too many connections
     1047: Failure.NOT_READY,     # WSREP has not yet prepared node
     1053: Failure.NOT_READY,     # Server shutdown in progress
@@ -261,8 +266,8 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
 
     ``verify(lost)`` resolves an AmbiguousCommit: it runs the
     post-condition ``lost.check`` on a fresh connection and returns its
-    answer (NOT_LANDED or the operation's result). ``on_duplicate``: None lets a
-    DBDuplicateEntry through, 'conflict' makes it
+    answer (NOT_LANDED or the operation's result). ``on_duplicate``: None
+    lets a DBDuplicateEntry through, 'conflict' makes it
     ConcurrentUpdateDetected, 'retry' runs the operation again.
     """
     if DEADLINE.get() is not None:

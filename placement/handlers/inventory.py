@@ -191,7 +191,8 @@ def create_inventory(req):
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     data = _extract(req, ctx, uuid, schema.POST_INVENTORY)
     inv = _parse_inventory(data['resource_class'], data)
-    table = {**_write_errors(uuid, 'create'),
+    table = {
+        **_write_errors(uuid, 'create'),
         exception.ResourceClassNotFound: lambda exc: _bad_request(
             'Unable to create inventory for resource provider %s: %s'
             % (uuid, exc))}
@@ -213,7 +214,8 @@ def set_inventories(req):
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     data = _extract(req, ctx, uuid, schema.PUT_INVENTORIES)
-    table = {**_write_errors(uuid, 'update'),
+    table = {
+        **_write_errors(uuid, 'update'),
         exception.ResourceClassNotFound: lambda exc: _bad_request(
             'Unknown resource class in inventory for resource provider '
             '%s: %s' % (uuid, exc))}
@@ -239,7 +241,8 @@ def update_inventory(req):
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     name = util.wsgi_path_item(req.environ, 'resource_class')
     data = _extract(req, ctx, uuid, schema.PUT_INVENTORY)
-    table = {**_write_errors(uuid, 'update'),
+    table = {
+        **_write_errors(uuid, 'update'),
         exception.InventoryNotFound: lambda exc: _bad_request(
             'No inventory record with resource class for resource provider '
             '%s: No inventory of class %s found.' % (uuid, name))}

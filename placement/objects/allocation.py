@@ -13,6 +13,10 @@ upstream does, a provider is "affected" when it appears in a consumer's
 new allocations; a provider that only loses allocations keeps its
 generation, except that the providers of a consumer whose new
 allocations are empty are bumped.
+Before it reads anything, an attempt locks the rows of the providers it
+adds to (resource_provider.lock_provider_rows): a concurrent claim on one
+of them waits for our COMMIT and then reads after it, instead of losing
+the swap at the end and running its attempt again.
 Any writer that raised the usage of a provider we add to after our
 statement read it has also bumped that provider's generation in its own
 committed transaction, so our swap fails and the attempt is rolled back.
@@ -235,6 +239,8 @@ def write_allocations(conn, requests) -> None:
     Raise ResourceProviderGenerationConflict when a provider changed
     since its generation was read (the caller must roll back).
     """
+    resource_provider.lock_provider_rows(
+        conn, {rp for request in requests for rp, _, _ in request.resources})
     consumers, old_rows, names = _fetch_consumers(conn, requests)
     check_consumer_generations(requests, consumers, fold_for(conn))
     _check_classes(requests, names)

@@ -142,7 +142,7 @@ def fetch_allocations_without_inventory(conn) -> typing.List[Finding]:
     return list(grouped.values())
 
 
-# --- consumers ----------------------------------------------------------------
+# --- consumers ---------------------------------------------------------------
 
 def select_empty_consumers_stmt():
     """SELECT c.uuid, c.generation, p.external_id, u.external_id
@@ -223,7 +223,7 @@ def fetch_consumers_without_owner(conn) -> typing.List[Finding]:
     return findings
 
 
-# --- trees and generations ----------------------------------------------------
+# --- trees and generations ---------------------------------------------------
 
 def fetch_tree_problems(conn) -> typing.List[Finding]:
     """SELECT id, uuid, parent_provider_id, root_provider_id
@@ -252,7 +252,7 @@ def select_provider_generation_problems_stmt():
         has_rows(_INV, 'resource_provider_id', _RP.c.id)
         .label('inventories'),
         has_rows(models.resource_provider_traits, 'resource_provider_id',
-                  _RP.c.id).label('traits'),
+                 _RP.c.id).label('traits'),
         has_rows(_ALLOC, 'resource_provider_id', _RP.c.id)
         .label('allocations'),
     )

@@ -19,19 +19,15 @@ _COLUMNS = ('uuid', 'name', 'generation', 'created_at', 'updated_at',
             'parent_provider_id', 'root_provider_id')
 
 
-# Where a child is not inserted by INSERT ... SELECT: on MariaDB that
-# statement, raced by a DELETE of the parent, can fail with 1467 ("Failed
-# to read auto-increment value from storage engine"), which is no
-# conflict the retry policy knows (seen once in
-# test_provider_concurrency's foreign-key race); there the parent is read
-# first, as before.
-_CHILD_BY_SELECT_REFUSED = ('mysql',)
-
-
 def child_in_one_statement(conn) -> bool:
-    """INSERT ... SELECT ... RETURNING is available, and safe to race."""
-    return bool(conn.dialect.insert_returning
-                and conn.dialect.name not in _CHILD_BY_SELECT_REFUSED)
+    """The version gate: INSERT ... SELECT ... RETURNING is available.
+
+    On MariaDB that statement takes the table's AUTO-INC lock; raced by
+    the parent's DELETE it can be the deadlock victim, reported as error
+    1467, which the retry policy runs again as any lost race (the next
+    attempt finds the parent gone: ObjectActionError, as upstream).
+    """
+    return bool(conn.dialect.insert_returning)
 
 
 def root_in_one_statement(conn) -> bool:

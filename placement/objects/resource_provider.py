@@ -205,6 +205,43 @@ def lock_provider_row(conn, uuid) -> None:
                  .with_for_update()).all()
 
 
+def _lock_rows_stmt():
+    """SELECT id FROM resource_providers WHERE uuid IN (:uuids)
+    ORDER BY uuid FOR UPDATE         (PostgreSQL: FOR NO KEY UPDATE)
+    """
+    rp = models.resource_providers
+    return (sa.select(rp.c.id)
+            .where(rp.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+            .order_by(rp.c.uuid).with_for_update(key_share=True))
+
+
+_LOCK_ROWS = _lock_rows_stmt()
+
+
+def lock_provider_rows(conn, uuids) -> None:
+    """Lock the rows of the providers ``uuids`` (missing ones are no
+    error), in uuid order, the same for every writer.
+
+    For a write that will read, then compare-and-swap, the generations
+    of these providers: taken first, it makes a concurrent writer of the
+    same providers wait for this one's COMMIT and read after it, instead
+    of reading the same generation and losing the swap after all its
+    work. The swap stays: it catches any writer that takes no such lock.
+    First also because MariaDB takes a transaction's snapshot at its
+    first plain read: that snapshot is then newer than every writer this
+    one waited for. PostgreSQL's lock is FOR NO KEY UPDATE, as the swap's
+    UPDATE takes, which does not block inserting a child or a trait row.
+    On PyMySQL the lock goes in the packet of the next statement (no
+    round trip of its own; db_api.first_in_next_packet).
+    """
+    if not uuids:
+        return
+    kept = db_api.first_in_next_packet(conn)
+    result = conn.execute(_LOCK_ROWS, {'uuids': sorted(uuids)})
+    if not kept:
+        result.all()
+
+
 @dataclasses.dataclass(frozen=True)
 class LockedProvider:
     """What a write of one provider's content needs of its row."""

@@ -44,10 +44,10 @@ class ClassifyTest(testtools.TestCase):
 
     def test_mysql_error_table(self):
         for code, failure in (
-                (1213, F.RACE), (1205, F.RACE), (2003, F.DISCONNECT),
-                (2006, F.DISCONNECT), (2013, F.DISCONNECT),
-                (1927, F.DISCONNECT), (1047, F.NOT_READY),
-                (1053, F.NOT_READY), (1180, F.NOT_READY),
+                (1213, F.RACE), (1205, F.RACE), (1467, F.RACE),
+                (2003, F.DISCONNECT), (2006, F.DISCONNECT),
+                (2013, F.DISCONNECT), (1927, F.DISCONNECT),
+                (1047, F.NOT_READY), (1053, F.NOT_READY), (1180, F.NOT_READY),
                 (1062, None), (1064, None), (1146, None)):
             with self.subTest(code=code):
                 self.assertIs(failure, retry.classify(mysql_error(code)))
