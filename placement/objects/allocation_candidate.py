@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
-from placement import exception
+from placement.objects import candidate_lookups
 from placement.objects import candidate_sql as sql
 from placement.objects import gc_pause
 from placement.objects import provider_state
@@ -44,6 +44,9 @@ PROBE_SHARE = .5
 
 _RP = models.resource_providers
 _RPA = models.resource_provider_aggregates
+# For candidate_explain and the tests.
+_Lookups = candidate_lookups.Lookups
+_fetch_lookups = candidate_lookups.fetch
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,38 +61,6 @@ class CandidateResult:
     uuids: typing.Mapping[int, str]
     summaries: typing.Tuple[summaries_mod.ProviderSummary, ...]
     gathered: typing.Optional['Gathered'] = None  # an empty answer's
-
-
-@dataclasses.dataclass(frozen=True)
-class _Lookups:
-    """Ids of what the query names, and the sharing providers."""
-
-    rc_ids: typing.Mapping[str, int]
-    class_names: typing.Mapping[int, str]
-    trait_ids: typing.Mapping[str, int]
-    agg_ids: typing.Mapping[str, int]
-    sharing_ids: frozenset
-    sharing_roots: frozenset
-    sharing_aggs: typing.Mapping[int, frozenset]
-    has_nested: bool
-    store: provider_state.Store
-    id_range: typing.Tuple[typing.Optional[int], typing.Optional[int]] = (
-        None, None)
-
-    @property
-    def is_flat(self):
-        """Every tree is one provider and none shares: a candidate uses
-        its anchor alone, so tree-level SQL filters are exact.
-        """
-        return not self.has_nested and not self.sharing_ids
-
-    def link_ids(self):
-        """{name: id} of the aggregates whose links are read: those named
-        and, as '#<id>', those of the sharing providers."""
-        found = dict(self.agg_ids)
-        shared = set().union(*self.sharing_aggs.values())
-        found.update(('#%d' % i, i) for i in shared - set(found.values()))
-        return found
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,9 +86,11 @@ def list_candidates(ctx, query: model.CandidateQuery,
     """
     store = provider_state.store_for(
         ctx if isinstance(ctx, db_api.Database) else ctx.db)
-    with gc_pause.no_cyclic_gc(), db_api.reader(ctx) as conn:
-        lookups = _fetch_lookups(conn, query, store)
-        candidates, seen = _solve_in_chunks(conn, query, options, lookups)
+    with gc_pause.no_cyclic_gc(), db_api.reader(
+            ctx, snapshot=db_api.AS_ISOLATED) as conn:
+        lookups, first = _first_read(conn, query, options, store)
+        candidates, seen = _solve_in_chunks(conn, query, options, lookups,
+                                            first)
         heap_ordered = conn.dialect.name in sql.HEAP_ORDER_DIALECTS
         inventory_order = summary_order.small_table_order(
             conn, seen.entries)
@@ -159,14 +132,17 @@ class Gathered:
     candidates: int = 0
 
 
-def _solve_in_chunks(conn, query, options, lookups):
+def _solve_in_chunks(conn, query, options, lookups, first=None):
+    """Solve chunk by chunk; ``first``: the state rows of the first,
+    when _first_read read them."""
     cap = order.cap(query.limit, options.max_candidates)
     seen, found, dedup = Gathered(lookups), [], set()
     solver_query = without_filters(query) if lookups.is_flat else query
     for chunk, roots in enumerate(
             _chunks(conn, query, options, lookups, cap, seen)):
         seen.covered = roots if chunk == 0 else _Roots()
-        snapshot, entries = gather(conn, query, lookups, roots)
+        snapshot, entries = gather(conn, query, lookups, roots,
+                                   first if chunk == 0 else None)
         count = None if cap is None else cap - len(found)
         found += solver.solve(snapshot, solver_query, options, dedup, count)
         seen.candidates = len(found)
@@ -179,6 +155,40 @@ def _solve_in_chunks(conn, query, options, lookups):
     return found, seen
 
 
+def _first_read(conn, query, options, store):
+    """(Lookups, the state rows of the first chunk or None).
+
+    When the first chunk is every root and the store has a hint for the
+    query, the lookups come with the state rows of that chunk as the
+    hint would build its statement (candidate_lookups): one round trip
+    instead of two. Those rows are kept only if the fresh lookups give
+    the same statement.
+    """
+    hint = None
+    if _first_chunk_is_every_root(query, options):
+        hint = candidate_lookups.hint(store, query)
+    if hint is None:
+        lookups, first = candidate_lookups.fetch(conn, query, store), None
+    else:
+        found, first = candidate_lookups.split_rows(
+            _fetch_state(conn, _scope_of(query, hint, _Roots()), hint.is_flat,
+                         query))
+        lookups = candidate_lookups.from_rows(found, query, store)
+        if _shape_key(query, lookups) != _shape_key(query, hint):
+            first = None
+    candidate_lookups.remember(store, query, lookups)
+    return lookups, first
+
+
+def _first_chunk_is_every_root(query, options):
+    """What _chunks yields first is _Roots() (every root)."""
+    if any(not group.is_granular and group.in_tree
+           for group in query.groups):
+        return False
+    return (options.strategy == order.BREADTH_FIRST
+            or order.cap(query.limit, options.max_candidates) is None)
+
+
 def without_filters(query):
     """The query minus trait, aggregate and root filters, for a flat
     deployment where SQL (candidate_sql.tree_terms) already applied them
@@ -189,53 +199,6 @@ def without_filters(query):
         aggregates=model.AggregateFilter()) for group in query.groups)
     return dataclasses.replace(query, groups=groups,
                                root_traits=model.TraitFilter())
-
-
-# --- lookups -------------------------------------------------------------
-
-def _fetch_lookups(conn, query, store):
-    """Every id the request needs, in one round trip (see _lookup_rows)."""
-    class_names, trait_ids, agg_ids = {}, {}, {}
-    sharing_ids, sharing_roots, sharing_aggs = set(), set(), {}
-    has_nested, id_range = False, (None, None)
-    for kind, row_id, text, extra in sql.lookup_rows(
-            conn, query.trait_names, query.aggregate_uuids):
-        if kind == 'c':
-            class_names[row_id] = text
-        elif kind == 't':
-            trait_ids[text] = row_id
-        elif kind == 'a':
-            agg_ids[text] = row_id
-        elif kind == 's':
-            sharing_ids.add(row_id)
-            sharing_roots.add(extra or row_id)
-        elif kind == 'g':
-            sharing_aggs.setdefault(row_id, set()).add(extra)
-        elif kind == 'n':
-            has_nested = row_id is not None
-        elif kind == 'r':
-            id_range = (row_id, extra)
-    rc_ids = _class_ids(class_names, query.resource_classes)
-    missing = sorted(query.trait_names - set(trait_ids))
-    if missing:
-        raise exception.TraitNotFound(names=', '.join(missing))
-    return _Lookups(rc_ids, class_names, trait_ids,
-                    agg_ids, frozenset(sharing_ids),
-                    frozenset(sharing_roots),
-                    {k: frozenset(v) for k, v in sharing_aggs.items()},
-                    has_nested, store, id_range)
-
-
-def _class_ids(class_names, wanted):
-    """{name: id} of the ``wanted`` classes out of every class (one read
-    serves both); ResourceClassNotFound names the first missing one,
-    alphabetically, as rc_obj.fetch_ids_by_name does.
-    """
-    ids = {name: rc_id for rc_id, name in class_names.items()}
-    missing = sorted(set(wanted) - set(ids))
-    if missing:
-        raise exception.ResourceClassNotFound(name=missing[0])
-    return {name: ids[name] for name in wanted}
 
 
 # --- chunks of roots -----------------------------------------------------
@@ -379,13 +342,14 @@ def _anchors_of_chunk(roots, providers):
 
 # --- the snapshot --------------------------------------------------------
 
-def gather(conn, query, lookups, roots=_Roots()):
+def gather(conn, query, lookups, roots=_Roots(), rows=None):
     """(Snapshot, {provider id: provider_state.Entry}) of one chunk of
-    roots (plus every sharing provider).
+    roots (plus every sharing provider); ``rows``: its state rows, when
+    read already.
     """
     scope = _scope_of(query, lookups, roots)
     providers, entries, usage = _fetch_providers(
-        conn, scope, lookups.store, lookups.is_flat)
+        conn, scope, lookups.store, lookups.is_flat, rows)
     inventories = _inventories(entries, usage, lookups.class_names)
     if lookups.is_flat:
         return model.Snapshot(
@@ -453,19 +417,36 @@ def _scope_of(query, lookups, roots):
     return found
 
 
-def _fetch_providers(conn, scope, store, flat=False):
+def _fetch_state(conn, scope, flat, lookups_of=None):
+    """The rows of sql.state_stmt over ``scope``; with ``lookups_of`` (a
+    query), that query's lookups too, in the same statement
+    (candidate_lookups.with_state_stmt).
+    """
+    heap_order = conn.dialect.name in sql.HEAP_ORDER_DIALECTS
+    types = sql.FLAT_STATE_TYPES if flat else sql.STATE_TYPES
+    if lookups_of is None:
+        return scope.rows(
+            conn, ('state', flat, heap_order),
+            lambda where: sql.state_stmt(where, flat, heap_order), types)
+    kinds = candidate_lookups.kinds(lookups_of)
+    return scope.rows(
+        conn, ('state and lookups', flat, heap_order) + kinds,
+        lambda where: candidate_lookups.with_state_stmt(
+            sql.state_stmt(where, flat, heap_order), *kinds, len(types)),
+        types, candidate_lookups.params(lookups_of))
+
+
+def _fetch_providers(conn, scope, store, flat=False, rows=None):
     """({id: model.Provider}, {id: provider_state.Entry},
     {(id, class id): amount used}) of the providers in scope, read in one
-    statement (sql.state_stmt).
+    statement (_fetch_state) unless ``rows`` holds its rows already.
 
     Usage is not joined to the providers: that would need a GROUP BY over
     every provider column, a temporary table that costs MariaDB more than
     the second arm of the UNION.
     """
-    heap_order = conn.dialect.name in sql.HEAP_ORDER_DIALECTS
-    rows = scope.rows(conn, ('state', flat, heap_order),
-                      lambda where: sql.state_stmt(where, flat, heap_order),
-                      sql.FLAT_STATE_TYPES if flat else sql.STATE_TYPES)
+    if rows is None:
+        rows = _fetch_state(conn, scope, flat)
     usage, found = {}, []
     for row in rows:
         if row[1] is None:

@@ -10,7 +10,6 @@ choice it makes (which term, negated or not, on which column), so two
 requests share a statement only when they would have built the same one.
 """
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext import compiler
 from sqlalchemy.sql import visitors
 
@@ -18,7 +17,6 @@ from placement.db import models
 from placement.db import prepared
 from placement.objects import _sql
 
-SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 # Shapes kept; a caller inventing endless shapes only starts it over.
 MAX_STATEMENTS = 512
 
@@ -142,77 +140,6 @@ def _packed(stmt, types):
         fields.append(sa.func.ifnull(column, 'null'))
     row = sa.func.concat('[', sa.func.concat_ws(',', *fields), ']')
     return sa.select(sa.func.count(), sa.func.group_concat(row))
-
-
-# --- lookups ---------------------------------------------------------------
-
-LOOKUP_TYPES = (TEXT, INT_OR_NONE, TEXT, INT_OR_NONE)
-
-
-def lookup_rows(conn, trait_names, agg_uuids):
-    """The (kind, id, text, extra) rows of _lookup_rows."""
-    with_traits, with_aggregates = bool(trait_names), bool(agg_uuids)
-    return rows(conn, ('lookups', with_traits, with_aggregates),
-                lambda: _lookup_rows(with_traits, with_aggregates),
-                {'trait_names': sorted(trait_names),
-                 'agg_uuids': sorted(agg_uuids)}, LOOKUP_TYPES)
-
-
-def _lookup_rows(with_traits, with_aggregates):
-    """One UNION ALL of (kind, id, text, extra) rows:
-
-    c: every resource class (id, name); t: the traits named in the
-    expanding parameter trait_names (id, name); a: the aggregates in
-    agg_uuids (id, uuid); s: the sharing providers (id, root id); g:
-    their aggregates (provider id, aggregate id); r: the lowest and
-    highest provider id (id, extra; NULL without providers); n: one
-    provider with a parent, if any (id).
-    """
-    rc, trait = models.resource_classes, models.traits
-    agg = models.placement_aggregates
-
-    def kind(letter):
-        return sa.literal_column("'%s'" % letter).label('kind')
-
-    # Typed NULLs: PostgreSQL types a column of a UNION from its arms,
-    # and bare NULLs on both sides of an arm would make it text.
-    no_text, no_id = sa.cast(sa.null(), sa.String), sa.cast(sa.null(),
-                                                            sa.Integer)
-    # The sharing trait's id as a scalar subquery, its providers' roots
-    # as a correlated one: PostgreSQL plans these arms in a third of the
-    # time of the same rows as three-way joins.
-    sharing_trait = (sa.select(trait.c.id)
-                     .where(trait.c.name == SHARING_TRAIT)
-                     .scalar_subquery())
-    sharing_root = (sa.select(_RP.c.root_provider_id)
-                    .where(_RP.c.id == _RPT.c.resource_provider_id)
-                    .scalar_subquery())
-    arms = [sa.select(kind('c'), rc.c.id, rc.c.name, no_id)]
-    if with_traits:
-        arms.append(sa.select(kind('t'), trait.c.id, trait.c.name, no_id)
-                    .where(trait.c.name.in_(
-                        sa.bindparam('trait_names', expanding=True))))
-    if with_aggregates:
-        arms.append(sa.select(kind('a'), agg.c.id, agg.c.uuid, no_id)
-                    .where(agg.c.uuid.in_(
-                        sa.bindparam('agg_uuids', expanding=True))))
-    arms.append(
-        sa.select(kind('s'), _RPT.c.resource_provider_id, no_text,
-                  sharing_root)
-        .where(_RPT.c.trait_id == sharing_trait))
-    arms.append(
-        sa.select(kind('g'), _RPA.c.resource_provider_id, no_text,
-                  _RPA.c.aggregate_id)
-        .select_from(_RPA.join(_RPT, _RPT.c.resource_provider_id
-                               == _RPA.c.resource_provider_id))
-        .where(_RPT.c.trait_id == sharing_trait))
-    arms.append(sa.select(kind('r'), sa.func.min(_RP.c.id), no_text,
-                          sa.func.max(_RP.c.id)))
-    arms.append(sa.select(
-        kind('n'),
-        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
-        .limit(1).scalar_subquery(), no_text, no_id))
-    return sa.union_all(*arms)
 
 
 # --- terms on a tree's root ------------------------------------------------
@@ -426,6 +353,9 @@ def _in_root_ids(element, sql_compiler, **kw):
 
 @compiler.compiles(_InRootIds, 'postgresql')
 def _any_root_id(element, sql_compiler, **kw):
+    # Imported here: on MySQL and SQLite the PostgreSQL dialect's modules
+    # (about 1 MiB per process) are then never loaded.
+    from sqlalchemy.dialects import postgresql
     ids = sa.bindparam(ROOT_IDS, type_=postgresql.ARRAY(sa.Integer))
     return sql_compiler.process(element.column == sa.func.any(ids), **kw)
 

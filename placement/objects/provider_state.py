@@ -52,12 +52,16 @@ class Entry(typing.NamedTuple):
 
 
 class Store:
-    """{provider id: Entry}, with equal values shared between entries."""
+    """{provider id: Entry}, with equal values shared between entries;
+    and ``hints``, candidate_lookups' per query (checked at each use,
+    so kept whatever ``enabled`` says).
+    """
 
     def __init__(self, enabled=True):
         self.enabled = enabled
         self.entries = {}
         self._interned = {}
+        self.hints = {}
 
     def intern(self, value):
         """One shared instance per distinct inventory row / trait set

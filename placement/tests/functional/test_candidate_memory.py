@@ -20,6 +20,7 @@ from placement.objects import provider_state
 from placement.tests.functional.fixtures import app as app_fixture
 
 VERSION = 'placement 1.39'
+QUERY = 'resources=VCPU:2'
 
 
 class _Client:
@@ -47,6 +48,15 @@ class _Client:
     def candidates(self, query):
         return self.call('GET', '/allocation_candidates?' + query)
 
+    def put_inventories(self, rp_uuid, inventories, generation=None):
+        """PUT the provider's inventories, at its current generation
+        unless ``generation`` is given."""
+        if generation is None:
+            generation = self.generation(rp_uuid)
+        self.call('PUT', '/resource_providers/%s/inventories' % rp_uuid,
+                  {'resource_provider_generation': generation,
+                   'inventories': inventories})
+
 
 class TestCandidateMemory(unittest.TestCase):
 
@@ -72,30 +82,26 @@ class TestCandidateMemory(unittest.TestCase):
                     {'name': 'child', 'uuid': child,
                      'parent_provider_uuid': root})
         writer.call('PUT', '/traits/CUSTOM_FAST')
-        writer.call('PUT', '/resource_providers/%s/inventories' % child,
-                    {'resource_provider_generation': 0,
-                     'inventories': {'VCPU': {'total': 4}}})
+        writer.put_inventories(child, {'VCPU': {'total': 4}})
 
-        query = 'resources=VCPU:2'
-        found = reader.candidates(query)
+        found = reader.candidates(QUERY)
         self.assertEqual(1, len(found['allocation_requests']))
         self.assertEqual([], found['provider_summaries'][child]['traits'])
         if store.enabled:
             self.assertEqual({root, child, other},
                              {e.uuid for e in store.entries.values()})
+        self._check_bumping_writes(reader, writer, child)
+        self._check_allocations(reader, writer, child)
+        self._check_reparenting(reader, writer, root, child, other)
+        self._check_recreated(reader, writer, child)
 
+    def _check_bumping_writes(self, reader, writer, child):
         # An inventory change (generation bump) elsewhere.
-        writer.call('PUT', '/resource_providers/%s/inventories' % child,
-                    {'resource_provider_generation':
-                     writer.generation(child),
-                     'inventories': {'VCPU': {'total': 1}}})
-        self.assertEqual([], reader.candidates(query)['allocation_requests'])
-        writer.call('PUT', '/resource_providers/%s/inventories' % child,
-                    {'resource_provider_generation':
-                     writer.generation(child),
-                     'inventories': {'VCPU': {'total': 8,
-                                              'allocation_ratio': 0.5}}})
-        found = reader.candidates(query)
+        writer.put_inventories(child, {'VCPU': {'total': 1}})
+        self.assertEqual([], reader.candidates(QUERY)['allocation_requests'])
+        writer.put_inventories(
+            child, {'VCPU': {'total': 8, 'allocation_ratio': 0.5}})
+        found = reader.candidates(QUERY)
         self.assertEqual(
             {'capacity': 4, 'used': 0},
             found['provider_summaries'][child]['resources']['VCPU'])
@@ -104,11 +110,12 @@ class TestCandidateMemory(unittest.TestCase):
         writer.call('PUT', '/resource_providers/%s/traits' % child,
                     {'resource_provider_generation':
                      writer.generation(child), 'traits': ['CUSTOM_FAST']})
-        found = reader.candidates(query + '&required=CUSTOM_FAST')
+        found = reader.candidates(QUERY + '&required=CUSTOM_FAST')
         self.assertEqual(1, len(found['allocation_requests']))
         self.assertEqual(['CUSTOM_FAST'],
                          found['provider_summaries'][child]['traits'])
 
+    def _check_allocations(self, reader, writer, child):
         # Allocations come and go without bumping on deletion: usage is
         # never remembered.
         consumer = str(uuid.uuid4())
@@ -116,32 +123,32 @@ class TestCandidateMemory(unittest.TestCase):
             'allocations': {child: {'resources': {'VCPU': 3}}},
             'project_id': str(uuid.uuid4()), 'user_id': str(uuid.uuid4()),
             'consumer_generation': None, 'consumer_type': 'INSTANCE'})
-        self.assertEqual([], reader.candidates(query)['allocation_requests'])
+        self.assertEqual([], reader.candidates(QUERY)['allocation_requests'])
         before = writer.generation(child)
         writer.call('DELETE', '/allocations/' + consumer)
         self.assertEqual(before, writer.generation(child))
         self.assertEqual(1, len(
-            reader.candidates(query)['allocation_requests']))
+            reader.candidates(QUERY)['allocation_requests']))
 
+    def _check_reparenting(self, reader, writer, root, child, other):
         # Re-parenting does not bump either: the tree is read every time.
         writer.call('PUT', '/resource_providers/' + child,
                     {'name': 'child', 'parent_provider_uuid': other},
                     version='placement 1.37')
-        found = reader.candidates(query)
+        found = reader.candidates(QUERY)
         self.assertEqual(
             other, found['provider_summaries'][child]['root_provider_uuid'])
         self.assertIn(other, found['provider_summaries'])
         self.assertNotIn(root, found['provider_summaries'])
 
+    def _check_recreated(self, reader, writer, child):
         # A provider deleted and made again with the same uuid is another
         # provider: nothing of the old one may show.
         writer.call('DELETE', '/resource_providers/' + child)
         writer.call('POST', '/resource_providers',
                     {'name': 'child', 'uuid': child})
-        writer.call('PUT', '/resource_providers/%s/inventories' % child,
-                    {'resource_provider_generation': 0,
-                     'inventories': {'VCPU': {'total': 2}}})
-        found = reader.candidates(query)
+        writer.put_inventories(child, {'VCPU': {'total': 2}}, generation=0)
+        found = reader.candidates(QUERY)
         self.assertEqual(1, len(found['allocation_requests']))
         self.assertEqual([], found['provider_summaries'][child]['traits'])
         self.assertEqual(
