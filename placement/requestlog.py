@@ -3,6 +3,11 @@ the default Accept.
 
 A missing or ``*/*`` Accept header is read as ``application/json`` so that
 error bodies (rendered by WebOb from the Accept header) default to JSON.
+
+The access line is written when the server closes the response body
+(PEP 3333: every server calls ``close()``, the client gone or not), so
+after the body has been handed to the server: formatting it through
+oslo.log costs about 0.1 ms, which the client then no longer waits for.
 """
 import logging as py_logging
 import re
@@ -11,6 +16,7 @@ import uuid
 from oslo_log import log as logging
 
 from placement import microversion
+from placement import util
 
 LOG = logging.getLogger(__name__)
 
@@ -67,7 +73,9 @@ class RequestLog:
         if LOG.isEnabledFor(py_logging.DEBUG):
             LOG.debug('Starting request: %s "%s %s"',
                       environ.get('REMOTE_ADDR'), environ['REQUEST_METHOD'],
-                      self._uri(environ))
+                      _uri(environ))
+        if not LOG.isEnabledFor(py_logging.INFO):
+            return self.application(environ, start_response)
         state = {}
 
         def record(status, headers, exc_info=None):
@@ -77,25 +85,26 @@ class RequestLog:
                     state['length'] = value
             return start_response(status, headers, exc_info)
 
-        result = self.application(environ, record)
-        if LOG.isEnabledFor(py_logging.INFO):
-            self._log(environ, state)
-        return result
+        # The line once the body has gone out, before the body's own
+        # close (which may log more).
+        return util.ThenClose(self.application(environ, record),
+                              lambda: _log(environ, state))
 
-    @staticmethod
-    def _uri(environ):
-        uri = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
-        if environ.get('QUERY_STRING'):
-            uri += '?' + environ['QUERY_STRING']
-        return uri
 
-    def _log(self, environ, state):
-        mv = environ.get(microversion.ENVIRON_KEY)
-        LOG.info('%(addr)s "%(method)s %(uri)s" status: %(status)s '
-                 'len: %(length)s microversion: %(mv)s',
-                 {'addr': environ.get('REMOTE_ADDR', '-'),
-                  'method': environ['REQUEST_METHOD'],
-                  'uri': self._uri(environ),
-                  'status': state.get('status', '-'),
-                  'length': state.get('length', 0),
-                  'mv': mv if mv is not None else '-'})
+def _uri(environ):
+    uri = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+    if environ.get('QUERY_STRING'):
+        uri += '?' + environ['QUERY_STRING']
+    return uri
+
+
+def _log(environ, state):
+    mv = environ.get(microversion.ENVIRON_KEY)
+    LOG.info('%(addr)s "%(method)s %(uri)s" status: %(status)s '
+             'len: %(length)s microversion: %(mv)s',
+             {'addr': environ.get('REMOTE_ADDR', '-'),
+              'method': environ['REQUEST_METHOD'],
+              'uri': _uri(environ),
+              'status': state.get('status', '-'),
+              'length': state.get('length', 0),
+              'mv': mv if mv is not None else '-'})

@@ -16,6 +16,7 @@ import jsonschema
 from oslo_log import log as logging
 from oslo_utils import uuidutils
 import webob
+import webob.datetime_utils
 import webob.exc
 
 from placement import errors
@@ -302,11 +303,22 @@ def newest(timestamps):
 NOT_MODIFIED = object()
 
 
+def _cache_headers(mv, modified):
+    """[(name, value)] of the cache headers from CACHE_HEADERS on, as
+    webob's last_modified and cache_control setters write them."""
+    if mv < microversion.CACHE_HEADERS:
+        return []
+    headers = []
+    if modified is not NOT_MODIFIED:
+        headers.append(('Last-Modified', webob.datetime_utils.serialize_date(
+            as_utc(modified) or utcnow())))
+    headers.append(('Cache-Control', 'no-cache'))
+    return headers
+
+
 def _set_cache_headers(resp, mv, modified):
-    if mv >= microversion.CACHE_HEADERS:
-        if modified is not NOT_MODIFIED:
-            resp.last_modified = as_utc(modified) or utcnow()
-        resp.cache_control = 'no-cache'
+    for name, value in _cache_headers(mv, modified):
+        resp.headers[name] = value
 
 
 # The order of the headers an answer carries, as upstream's handlers set
@@ -368,36 +380,48 @@ def encoded_json_response(req, mv, payload, status=200, modified=None,
     """
     if isinstance(payload, bytes):
         payload = [payload]
-    resp = webob.Response(app_iter=payload, status=status,
-                          content_type='application/json', charset='utf-8')
-    resp.content_length = sum(len(part) for part in payload)
     if location:
+        resp = webob.Response(app_iter=payload, status=status,
+                              content_type='application/json',
+                              charset='utf-8')
+        resp.content_length = sum(len(part) for part in payload)
         resp.location = location
-    _set_cache_headers(resp, mv, modified)
-    return order_headers(resp, ORDER_JSON)
+        _set_cache_headers(resp, mv, modified)
+        return order_headers(resp, ORDER_JSON)
+    # The headers webob's setters above would give, already in the
+    # ORDER_JSON order: a tenth of a small read's CPU went to the setters.
+    headers = [('Content-Length', str(sum(len(part) for part in payload))),
+               ('Content-Type', 'application/json')]
+    headers += _cache_headers(mv, modified)
+    return webob.Response(app_iter=payload, status=status,
+                          headerlist=headers)
 
 
-class _ThenClose:
-    """A response body (a list of byte strings) that runs ``then()`` when
-    the server closes it, after the last byte was handed over (PEP 3333:
-    every server calls close(), the client gone or not). A failure of
-    ``then`` is logged, never raised: the response is already sent.
+class ThenClose:
+    """A response body that runs ``then()`` once when the server closes
+    it, after the last byte was handed over (PEP 3333: every server calls
+    close(), the client gone or not), and then closes the body it wraps
+    (whose own close may run more). A failure of ``then`` is logged,
+    never raised: the response is already sent.
     """
 
-    def __init__(self, parts, then):
-        self.parts, self.then = parts, then
+    def __init__(self, body, then):
+        self.body, self.then = body, then
 
     def __iter__(self):
-        return iter(self.parts)
+        return iter(self.body)
 
     def close(self):
         then, self.then = self.then, None
-        if then is None:
-            return
         try:
-            then()
+            if then is not None:
+                then()
         except Exception:
             LOG.exception('Failed after the response was sent')
+        finally:
+            close = getattr(self.body, 'close', None)
+            if close is not None:
+                close()
 
 
 def after_response(resp, then):
@@ -405,7 +429,7 @@ def after_response(resp, then):
     encoded_json_response) has been sent; returns ``resp``.
     """
     length = resp.content_length
-    resp.app_iter = _ThenClose(resp.app_iter, then)
+    resp.app_iter = ThenClose(resp.app_iter, then)
     resp.content_length = length
     return resp
 
@@ -491,4 +515,3 @@ def context(req):
 def version(req):
     """The negotiated microversion."""
     return req.environ[microversion.ENVIRON_KEY]
-

@@ -65,7 +65,6 @@ class RenderTest(unittest.TestCase):
                          handler._modified(_provider()))
 
 
-
 class EncodedListTest(unittest.TestCase):
     """The list is encoded from rows by a template: the bytes must be
     json.dumps's of the dicts _render_provider gives, whatever the
@@ -99,13 +98,28 @@ class EncodedListTest(unittest.TestCase):
                 rows = self._rows()
                 self.assertEqual(
                     self._expected(req, V(mv), rows).encode('ascii'),
-                    handler._encode_provider_list(req, V(mv), rows),
+                    b''.join(handler._encode_provider_list(
+                        req, V(mv), rows)),
                     (script_name, mv))
+
+    def test_chunks_join_into_json_dumps_bytes(self):
+        req = webob.Request.blank('/')
+        for count in (handler.LIST_CHUNK - 1, handler.LIST_CHUNK,
+                      handler.LIST_CHUNK + 1, 3 * handler.LIST_CHUNK + 5):
+            rows = (self._rows() * count)[:count]
+            parts = handler._encode_provider_list(req, V('1.39'), rows)
+            self.assertEqual(
+                self._expected(req, V('1.39'), rows).encode('ascii'),
+                b''.join(parts), count)
+            # The opening, a part per chunk, the closing.
+            self.assertEqual(-(-count // handler.LIST_CHUNK) + 2,
+                             len(parts))
 
     def test_empty_list(self):
         req = webob.Request.blank('/')
-        self.assertEqual(b'{"resource_providers": []}',
-                         handler._encode_provider_list(req, V('1.39'), []))
+        self.assertEqual(b'{"resource_providers": []}', b''.join(
+            handler._encode_provider_list(req, V('1.39'), [])))
+
 
 class QueryUuidTest(unittest.TestCase):
     """Query-string uuids need their dashes (jsonschema's own format, as
