@@ -1,12 +1,16 @@
 """The gabbi loader: every YAML file under gabbits/, on every backend.
 
 Test ids look like
-``placement.tests.functional.test_api.<backend>.<file>_<test name>``; ``.stestr.conf`` groups by backend and file so that one
+``placement.tests.functional.test_api.<backend>.<file>_<test name>``;
+``.stestr.conf`` groups by backend and file so that one
 file (one fresh database) stays in one worker.
 """
+import atexit
 import fnmatch
 import inspect
 import os
+import re
+import shutil
 import tempfile
 import types
 
@@ -31,30 +35,49 @@ def _bound_fixtures(backend):
     return namespace
 
 
-def _gabbi_dir():
-    """GABBI_DIR, or a directory of links to the files matching the glob
-    in ``PLACEMENT_GABBI_FILES`` (e.g. ``resource-provider*``), so that a
-    developer can run a few files:
+def _gabbi_dir(backend):
+    """GABBI_DIR, or a directory of links to the files ``backend`` runs:
+    those matching the glob in ``PLACEMENT_GABBI_FILES`` (e.g.
+    ``resource-provider*``), so that a developer can run a few files,
 
         PLACEMENT_GABBI_FILES='inventory*' PLACEMENT_TEST_BACKENDS=sqlite \\
             python -m unittest placement.tests.functional.test_api
+
+    less those naming a fixture meant for another backend only (its
+    ONLY_BACKEND).
     """
     pattern = os.environ.get('PLACEMENT_GABBI_FILES')
-    if not pattern:
+    elsewhere = [name for name, value in vars(fixtures).items()
+                 if getattr(value, 'ONLY_BACKEND', backend.name)
+                 != backend.name]
+    names = sorted(os.listdir(GABBI_DIR))
+    wanted = [name for name in names if not name.endswith('.yaml') or (
+        (not pattern or fnmatch.fnmatch(name, pattern))
+        and not _names_any(os.path.join(GABBI_DIR, name), elsewhere))]
+    if wanted == names:
         return GABBI_DIR
     subset = tempfile.mkdtemp(prefix='gabbits-')
-    for name in os.listdir(GABBI_DIR):
-        path = os.path.join(GABBI_DIR, name)
-        if fnmatch.fnmatch(name, pattern) or not name.endswith('.yaml'):
-            os.symlink(path, os.path.join(subset, name))
+    atexit.register(shutil.rmtree, subset, True)
+    for name in wanted:
+        os.symlink(os.path.join(GABBI_DIR, name), os.path.join(subset, name))
     return subset
 
 
+def _names_any(path, fixture_names):
+    """Whether the gabbi file names one of ``fixture_names``."""
+    if not fixture_names:
+        return False
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    return any(re.search(r'^\s*-\s*%s\s*$' % name, text, re.M)
+               for name in fixture_names)
+
+
 def load_tests(loader, tests, pattern):
-    path = _gabbi_dir()
     for backend in backends.available():
         tests.addTests(driver.build_tests(
-            path, loader, host=None, intercept=fixtures.current_app,
+            _gabbi_dir(backend), loader, host=None,
+            intercept=fixtures.current_app,
             test_loader_name='%s.%s' % (__name__, backend.name),
             fixture_module=_bound_fixtures(backend)))
     return tests
