@@ -33,6 +33,9 @@ import time
 import urllib.parse
 import uuid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_candidates as bc  # noqa: E402
+
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
            'openstack-api-version': 'placement 1.38'}
@@ -135,19 +138,6 @@ def claimer(url, claims, seed):
         claims.record(rp_uuid, status, body)
 
 
-def cpu_seconds(pids):
-    """CPU time used so far by processes and their children (Linux)."""
-    total = 0
-    for pid in pids:
-        family = [pid] + [int(child) for child in open(
-            '/proc/%d/task/%d/children' % (pid, pid)).read().split()]
-        for member in family:
-            fields = open('/proc/%d/stat' % member).read().rsplit(')', 1)
-            values = fields[1].split()
-            total += int(values[11]) + int(values[12])
-    return total / os.sysconf('SC_CLK_TCK')
-
-
 def read_usages(url, provider_uuids):
     client = Client(url)
     usages = {}
@@ -178,14 +168,14 @@ def main():
     threads = [threading.Thread(target=claimer,
                                 args=(args.url, claims, args.seed + i))
                for i in range(args.claimers)]
-    cpu_before = cpu_seconds(args.pid)
+    cpu_before = bc.cpu_seconds(args.pid)
     start = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - start
-    cpu = cpu_seconds(args.pid) - cpu_before
+    cpu = bc.cpu_seconds(args.pid) - cpu_before
 
     usages = read_usages(args.url, provider_uuids)
     over = {rp: used - args.vcpu for rp, used in usages.items()

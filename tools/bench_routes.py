@@ -24,18 +24,39 @@ median over ``--repeat`` requests. The table gives the median of the
 rounds' medians, and for the ratio (other / ours) its median and its
 range over the rounds. Claims with over-commit are tools/bench_claims.py.
 
+A request's latency runs from the connect to the last byte of the body
+(the Content-Length given); parsing the JSON answer (which only the
+write steps need) is outside it. The client is a plain socket that
+writes the request in one send and reads the answer: http.client spent
+0.22 ms of CPU per small request and json.loads 2-5 ms per listing of
+385-770 KB, inside the timed span and on the same two cores as the
+servers, a fixed cost added to both sides of the ratio. Figures of runs
+before this change are not comparable with later ones (their ratios
+were lower for that reason).
+
+Beside latency, the table gives robust figures a busy machine distorts
+little: ``cpu ms``, the servers' CPU time per request (uwsgi master and
+workers, every thread, from /proc/<pid>/task/*/schedstat; the pids as
+tools/bench-servers prints them, ``--pid`` and ``--compare-pid``), read
+before and after each round, whose requests alternate between the
+servers, and the ratio of the two (other / ours); and ``client ms``,
+this client's own CPU time per request (both servers), to check that it
+is small beside the servers'. The database servers' CPU is in neither:
+they are shared with whatever else runs.
+
 Example (ours on :18802, upstream on :18801, uwsgi 2 x 10, MariaDB):
 
+    tools/bench-servers start mysql      # prints the arguments below
     .venv/bin/python tools/bench_routes.py --n 1000 \\
         --url http://127.0.0.1:18802 --db mysql+pymysql://root@127.0.0.1/a \\
-        --compare-url http://127.0.0.1:18801 \\
-        --compare-db mysql+pymysql://root@127.0.0.1/b
+        --pid 1234 --compare-url http://127.0.0.1:18801 \\
+        --compare-db mysql+pymysql://root@127.0.0.1/b --compare-pid 1240
 """
 import argparse
 import concurrent.futures
-import http.client
 import json
 import os
+import socket
 import statistics
 import sys
 import time
@@ -57,31 +78,73 @@ USER = 'b0b0b0b0-0000-4000-8000-000000000002'
 def request(url, method, path, body=None, version=None, parse=True):
     """(status, parsed body or None) on a new connection (uwsgi's
     --http-socket closes each one); ``parse`` False leaves the body
-    unparsed (the rate phase: parsing 770 KB costs this client as much
-    CPU as the server spends, on the same cores)."""
+    unparsed (the read steps and the rate phase: parsing 770 KB costs
+    this client as much CPU as the server spends, on the same cores)."""
+    status, data = exchange(url, method, path, body, version)
+    if status >= 400:
+        raise RuntimeError('%s %s: %d %s' % (method, path, status,
+                                             data[:300]))
+    return status, json.loads(data) if data and parse else None
+
+
+def exchange(url, method, path, body=None, version=None):
+    """(status, body bytes): one HTTP/1.1 request written in one send,
+    the answer read up to its Content-Length (or to the server's close
+    when it gives none)."""
+    parsed = urllib.parse.urlsplit(url)
+    host, port = parsed.hostname, parsed.port or 80
+    payload = b'' if body is None else json.dumps(body).encode()
     headers = HEADERS if version is None else dict(
         HEADERS, **{'openstack-api-version': 'placement ' + version})
-    parsed = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(parsed.hostname, parsed.port or 80,
-                                      timeout=120)
-    try:
-        conn.request(method, parsed.path + path, headers=headers,
-                     body=None if body is None else json.dumps(body))
-        resp = conn.getresponse()
-        data = resp.read()
-    finally:
-        conn.close()
-    if resp.status >= 400:
-        raise RuntimeError('%s %s: %d %s' % (method, path, resp.status,
-                                             data[:300]))
-    return resp.status, json.loads(data) if data and parse else None
+    head = ''.join('%s: %s\r\n' % item for item in headers.items())
+    if body is not None or method in ('POST', 'PUT'):
+        head += 'content-length: %d\r\n' % len(payload)
+    message = ('%s %s HTTP/1.1\r\nhost: %s:%d\r\n%s\r\n' % (
+        method, parsed.path + path, host, port, head)).encode('latin-1')
+    with socket.create_connection((host, port), timeout=120) as sock:
+        sock.sendall(message + payload)
+        return _read_answer(sock)
+
+
+def _read_answer(sock):
+    data = bytearray()
+    while b'\r\n\r\n' not in data:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            raise RuntimeError('no HTTP answer: %r' % bytes(data[:200]))
+        data += chunk
+    end = data.index(b'\r\n\r\n') + 4
+    status, length = int(data[9:12]), _content_length(bytes(data[:end]))
+    if length is None:  # to the close
+        while chunk:
+            chunk = sock.recv(1 << 20)
+            data += chunk
+        return status, bytes(data[end:])
+    body = bytearray(length)
+    got = len(data) - end
+    body[:got] = data[end:]
+    view = memoryview(body)
+    while got < length:
+        count = sock.recv_into(view[got:])
+        if not count:
+            raise RuntimeError('answer cut at %d of %d bytes' % (got, length))
+        got += count
+    return status, body
+
+
+def _content_length(head):
+    for line in head.split(b'\r\n')[1:]:
+        name, _, value = line.partition(b':')
+        if name.strip().lower() == b'content-length':
+            return int(value)
+    return None
 
 
 class Server:
     """One server under test and what the write steps remember."""
 
-    def __init__(self, label, url, db):
-        self.label, self.url, self.db = label, url, db
+    def __init__(self, label, url, db, pid=None):
+        self.label, self.url, self.db, self.pid = label, url, db, pid
         self.uuids = []
         self.generation = {}
         self.failures = []
@@ -116,7 +179,7 @@ def _provider(server, i):
 
 def _get(path_of, version=None):
     def step(server, i):
-        server.call('GET', path_of(server, i), version=version)
+        server.call('GET', path_of(server, i), version=version, parse=False)
     return step
 
 
@@ -225,16 +288,23 @@ def steps():
 # --- timing ------------------------------------------------------------------
 
 def interleaved(servers, step, repeat, counter):
-    """{label: [ms]}: ``repeat`` requests to each, alternating."""
+    """({label: [ms]}, {label: server CPU ms per request or None},
+    {label: client CPU ms per request}): ``repeat`` requests to each,
+    alternating."""
     samples = {s.label: [] for s in servers}
+    client = {s.label: 0.0 for s in servers}
+    cpu_before = {s.label: bc.cpu_seconds([s.pid]) for s in servers if s.pid}
     for _ in range(repeat):
         counter[0] += 1
         for server in servers:
-            start = time.perf_counter()
+            start, own = time.perf_counter(), time.process_time()
             step(server, counter[0])
             samples[server.label].append(
                 (time.perf_counter() - start) * 1000)
-    return samples
+            client[server.label] += time.process_time() - own
+    cpu = {s.label: (bc.cpu_seconds([s.pid]) - cpu_before[s.label]) * 1000 / repeat
+           if s.pid else None for s in servers}
+    return samples, cpu, {k: v * 1000 / repeat for k, v in client.items()}
 
 
 def rate(server, step, concurrency, total, counter):
@@ -257,7 +327,8 @@ def rate(server, step, concurrency, total, counter):
 
 
 def _summary(rounds, labels):
-    """'median [p95]' per label over rounds, and the ratio range."""
+    """'median [p95]' per label over rounds, the ratio and its range;
+    then server CPU per request and its ratio, and the client's CPU."""
     cells = []
     for label in labels:
         medians = [r[label][0] for r in rounds]
@@ -268,11 +339,20 @@ def _summary(rounds, labels):
         ratios = [r[labels[1]][0] / r[labels[0]][0] for r in rounds]
         cells.append('%5.2fx (%.2f-%.2f)' % (statistics.median(ratios),
                                              min(ratios), max(ratios)))
+    cpus = [[r[label][2] for r in rounds] for label in labels]
+    if all(None not in c for c in cpus):
+        cell = '/'.join('%.2f' % statistics.median(c) for c in cpus)
+        if len(labels) > 1:
+            cell += ' %5.2fx' % statistics.median(
+                [b / a for a, b in zip(*cpus) if a])
+        cells.append('%-18s' % cell)
+    client = [r[label][3] for r in rounds for label in labels]
+    cells.append('%5.2f' % statistics.median(client))
     return ' | '.join(cells)
 
 
-def _figures(samples):
-    return statistics.median(samples), bc.p95(samples)
+def _figures(samples, cpu, client):
+    return statistics.median(samples), bc.p95(samples), cpu, client
 
 
 def add_server_args(parser):
@@ -281,6 +361,9 @@ def add_server_args(parser):
     parser.add_argument('--db', required=True)
     parser.add_argument('--compare-url')
     parser.add_argument('--compare-db')
+    parser.add_argument('--pid', type=int,
+                        help='our uwsgi master: server CPU per request')
+    parser.add_argument('--compare-pid', type=int)
 
 
 def main():
@@ -290,24 +373,28 @@ def main():
     parser.add_argument('--repeat', type=int, default=20)
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--concurrency', type=int, default=10)
-    parser.add_argument('--only', help='substring of the routes to run')
+    parser.add_argument('--only', action='append',
+                        help='substring of the routes to run (repeatable; '
+                             '"rate" for the rate phase)')
     args = parser.parse_args()
-    servers = [Server('ours', args.url, args.db)]
+    servers = [Server('ours', args.url, args.db, args.pid)]
     if args.compare_url:
-        servers.append(Server('other', args.compare_url, args.compare_db))
+        servers.append(Server('other', args.compare_url, args.compare_db,
+                              args.compare_pid))
     for server in servers:
         server.load(args.n)
     labels = [s.label for s in servers]
     print('# N=%d flat providers, %d rounds x %d requests, load %s' % (
         args.n, args.rounds, args.repeat, os.getloadavg()))
-    print('%-36s | %17s | %17s | ratio (range)' % (
-        'route', 'ours ms [p95]', 'other ms [p95]'))
+    print('%-36s | %17s | %17s | ratio (range)      | %-18s | %s' % (
+        'route', 'ours ms [p95]', 'other ms [p95]',
+        'cpu ms ours/other', 'client ms'))
     counter = [0]
     rate_done = False
     for name, step in steps():
         if not rate_done and name == FIRST_WRITE:
             rate_done = _maybe_rates(servers, args, counter)
-        if args.only and args.only not in name:
+        if args.only and not any(part in name for part in args.only):
             continue
         if name == AFTER_WRITES:
             for server in servers:
@@ -317,8 +404,10 @@ def main():
             counter[0] += 1
         rounds = []
         for _ in range(args.rounds):
-            samples = interleaved(servers, step, args.repeat, counter)
-            rounds.append({k: _figures(v) for k, v in samples.items()})
+            samples, cpu, client = interleaved(servers, step, args.repeat,
+                                               counter)
+            rounds.append({k: _figures(v, cpu[k], client[k])
+                           for k, v in samples.items()})
         print('%-36s | %s' % (name, _summary(rounds, labels)), flush=True)
     if not rate_done:
         _maybe_rates(servers, args, counter)
@@ -335,7 +424,7 @@ AFTER_WRITES = 'GET /usages?project_id= (1.37)'
 
 
 def _maybe_rates(servers, args, counter):
-    if args.concurrency and args.only in (None, 'rate'):
+    if args.concurrency and (not args.only or 'rate' in args.only):
         _print_rates(servers, args, counter)
     return True
 

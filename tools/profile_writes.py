@@ -232,6 +232,8 @@ def main():
             for i in range(args.repeat):
                 step(server, 500_000 + i)
             prof.disable()
+            if os.environ.get('DUMP'):
+                prof.dump_stats(os.environ['DUMP'])
             pstats.Stats(prof).sort_stats(
                 os.environ.get('SORT', 'cumulative')).print_stats(
                 int(os.environ.get('LINES', '45')))
