@@ -179,3 +179,14 @@ class DatabaseUnavailable(PlacementException):
         super().__init__(message, **kwargs)
         self.reason = reason
         self.retry_after = retry_after
+
+
+class CommitOutcomeUnknown(DatabaseUnavailable):
+    """A write's connection was lost during its COMMIT, and no database
+    node could tell within the budget whether the write took effect (a
+    host whose one node froze with the COMMIT in hand): it may have.
+    """
+    msg_fmt = ('The connection to the database was lost while this write '
+               'was being committed, and no database server could tell in '
+               'time whether it took effect; read the current state '
+               'before retrying.')

@@ -300,7 +300,8 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
 
 def verify_with(policy: RetryPolicy, connect, check):
     """``check(conn)`` on a fresh connection from ``connect()``, retried
-    (connection failures only) within what is left of the budget.
+    (connection failures only) within what is left of the budget; past
+    it, exception.CommitOutcomeUnknown.
     """
     left = remaining_for_commit()
     final = time.monotonic() + (policy.budget if left is None else left)
@@ -316,9 +317,22 @@ def verify_with(policy: RetryPolicy, connect, check):
                 failure = classify(exc)
                 if failure is None or failure is Failure.DUPLICATE:
                     raise
-                attempts.pause_or_give_up(failure, exc)
+                _pause_or_outcome_unknown(attempts, failure, exc)
     finally:
         DEADLINE.reset(token)
+
+
+def _pause_or_outcome_unknown(attempts, failure, cause):
+    # Out of budget, the write may or may not be there: not the plain
+    # 503 nor a 409, which would both say that it is not.
+    try:
+        attempts.pause_or_give_up(failure, cause)
+    except (exception.DatabaseUnavailable,
+            exception.ConcurrentUpdateDetected) as exc:
+        raise exception.CommitOutcomeUnknown(
+            reason='COMMIT outcome unknown, %s: %s' % (
+                failure.value, _driver_error(cause)),
+            retry_after=attempts.policy.retry_after) from exc
 
 
 def _resolve(exc, verify):

@@ -211,6 +211,26 @@ class RunTest(testtools.TestCase):
         # The check may use the whole budget: no reserve held back.
         self.assertEqual(attempts_end, budget_end)
 
+    def test_a_lost_commit_not_checkable_in_time_says_so(self):
+        policy = retry.RetryPolicy(budget=0.2, backoff=0.001,
+                                   backoff_max=0.002, commit_wait=0.1)
+        calls = []
+
+        def unreachable(conn):
+            calls.append(1)
+            raise mysql_error(2003)
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'))
+        exc = self.assertRaises(
+            exception.CommitOutcomeUnknown, self._run, func, policy=policy,
+            verify=lambda lost: retry.verify_with(
+                policy, _no_connection, unreachable))
+        # Still the 503 of a database that is down, saying what is known.
+        self.assertIsInstance(exc, exception.DatabaseUnavailable)
+        self.assertIn('whether it took effect', str(exc))
+        self.assertIn('COMMIT outcome unknown', exc.reason)
+        self.assertEqual(1, func.calls)
+        self.assertGreater(len(calls), 1)
+
     def test_duplicates_by_mode(self):
         dup = db_exc.DBDuplicateEntry(['uuid'], mysql_error(1062))
         self.assertRaises(db_exc.DBDuplicateEntry, self._run, _Script(dup))
