@@ -1,17 +1,22 @@
-"""provider_summaries of a candidates answer (summaries), and the order
-MariaDB gives upstream on a small inventories table (small_table_order).
+"""provider_summaries of a candidates answer (summaries), and the orders
+upstream's database gives them (small_table_order, hash_join_order).
 
 Upstream lists the summaries in the order its database returns the
 providers with their inventories. On MariaDB that is provider id order,
 except while the inventories table is small: then the table is scanned
 whole and the providers come in the order of their first inventory row,
-those without inventory last (in id order). PostgreSQL is not covered.
+those without inventory last (in id order).
+
+On PostgreSQL they come in the providers' heap order, or over trees as
+a hash join returns them (postgresql_order).
 """
 import operator
 
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.objects import _sql
+from placement.solver import model
 from placement.solver import summaries as summaries_mod
 
 # MariaDB answers upstream's summaries query by scanning the inventories
@@ -47,7 +52,99 @@ def small_table_order(conn, entries):
     return order
 
 
-def _scope_ids(scope, seen):
+# The fewest buckets of a PostgreSQL hash join's table (more when the
+# hashed side is estimated or found larger: the next power of two).
+PG_MIN_BUCKETS = 1024
+
+
+# The most providers in scope for which the hash join's order is asked
+# for: the experiments had 4 to 9. How upstream's plan returns a larger
+# scope is not known; there the heap order is kept, and no statement is
+# spent over a scope of hundreds of providers on an order not shown.
+HASH_JOIN_MAX_SCOPE = 64
+
+# How upstream's plan on PostgreSQL returns the summaries' providers
+# over trees (postgresql_order): by a hash join, by an index (id order),
+# or in heap order.
+HASH_JOIN, BY_ID, HEAP = 'hash join', 'by id', 'heap'
+
+
+def postgresql_order(conn, candidates, provider_ids, root_of):
+    """{provider id: (0, place)} of ``provider_ids`` (the summaries') in
+    the order of upstream's summaries on PostgreSQL over trees, or None
+    for the providers' heap order (the caller's ``places``).
+
+    By experiment (2026-11-25: one to three trees of 2 to 9 providers,
+    inventories written in several orders, providers updated after they
+    were written; plan_of says when):
+
+    - HASH_JOIN: the providers as a hash join of the inventories onto
+      the providers returns them: those with inventory in the order of
+      their first inventory row in the heap, then those without in the
+      order of their hash bucket (hashint4(id) modulo the table's
+      power-of-two size; in one bucket, the last hashed first);
+    - BY_ID: in the order they were written (an index's order);
+    - HEAP: in heap order (also a HASH_JOIN scope of more than
+      HASH_JOIN_MAX_SCOPE providers).
+    """
+    if conn.dialect.name != 'postgresql':
+        return None
+    plan = plan_of(candidates, root_of)
+    if plan == BY_ID:
+        return {rp_id: (0, rp_id) for rp_id in provider_ids}
+    if plan != HASH_JOIN or len(provider_ids) > HASH_JOIN_MAX_SCOPE:
+        return None
+    buckets = max(PG_MIN_BUCKETS, 1 << (len(provider_ids) - 1).bit_length())
+    rp, inv = models.resource_providers, models.inventories
+    stmt = (sa.select(rp.c.id)
+            .select_from(rp.outerjoin(inv,
+                                      inv.c.resource_provider_id == rp.c.id))
+            .where(rp.c.id.in_(sa.bindparam('ids', expanding=True)))
+            # ctid ascending puts the providers without a row last.
+            .order_by(_sql.physical_order(inv),
+                      sa.func.hashint4(rp.c.id).op('&')(
+                          sa.bindparam('mask', type_=sa.Integer)),
+                      _sql.physical_order(rp).desc()))
+    order = {}
+    for rp_id in conn.execute(stmt, {'ids': list(provider_ids),
+                                     'mask': buckets - 1}).scalars():
+        order.setdefault(rp_id, (0, len(order)))
+    return order
+
+
+def _unsuffixed(candidate):
+    if candidate.__class__ is model.Alike:
+        ids = candidate.ids
+        return [ids[rank] for suffix, ranks in candidate.shape.mappings
+                if suffix == '' for rank in ranks]
+    return [rp_id for suffix, ids in candidate.mappings if suffix == ''
+            for rp_id in ids]
+
+
+def plan_of(candidates, root_of):
+    """HASH_JOIN when the unsuffixed group's providers differ from one
+    candidate to another or count two or more that are not roots; else
+    BY_ID when the candidates are in one tree and the unsuffixed group,
+    if any, uses only its root; else HEAP."""
+    first, non_roots, trees = None, set(), set()
+    for candidate in candidates:
+        used = frozenset(_unsuffixed(candidate))
+        if first is None:
+            first = used
+        elif used != first:
+            return HASH_JOIN
+        non_roots.update(rp_id for rp_id in used if root_of[rp_id] != rp_id)
+        if len(non_roots) > 1:
+            return HASH_JOIN
+        if len(trees) < 2:
+            trees.update(root_of[rp_id] for rp_id in candidate.used_ids())
+        elif not first:
+            return HEAP  # no unsuffixed group, two trees
+    return BY_ID if len(trees) == 1 and not non_roots else HEAP
+
+
+def scope_ids(scope, seen):
+    """The ids of the providers ``scope`` summarises."""
     if scope.root_ids:
         return [rp_id for rp_id, p in seen.providers.items()
                 if p.root_id in scope.root_ids]
@@ -67,7 +164,7 @@ def summaries(scope, seen, with_traits, places=None):
     # resources too (the renderer relies on it to build each once).
     resources_of = {}
     found = []
-    for rp_id in _scope_ids(scope, seen):
+    for rp_id in scope_ids(scope, seen):
         rp = providers[rp_id]
         parent = providers.get(rp.parent_id)
         inventory = inventories.get(rp_id, no_inventory)

@@ -1,0 +1,125 @@
+"""The order of provider_summaries on PostgreSQL, pinned by scenario.
+
+Upstream lists the summaries as its database's plan returns them, and on
+PostgreSQL over trees that plan changes with the request
+(objects/summary_order.postgresql_order): in heap order, by id, or as a
+hash join returns them (providers with inventory in the order of their
+first inventory row, the others by hash bucket of their id). Each
+scenario below writes a tree on a fresh database (the ids, hence the
+buckets, start at 1) with rows updated after they were written, and the
+expected orders are upstream's (openstack-placement 16.0.0 on PostgreSQL
+15), taken by experiment with tools/differential. ``scenario`` takes a
+``send`` so it can be replayed against upstream over HTTP.
+
+The other backends are not pinned here: MariaDB's order is
+test_summary_order's and the gabbi suite's.
+"""
+import json
+import unittest
+
+import webob
+
+from placement.tests.functional.fixtures import app as app_fixture
+from placement.tests.functional.fixtures import backends
+
+HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
+           'openstack-api-version': 'placement 1.36'}
+VF = 'SRIOV_NET_VF'
+
+# name: (writes, {query: provider names in upstream's order}). A write
+# is 'P name [parent]' (create) or 'I name CLASS' (inventory of 4).
+SCENARIOS = {
+    'spread over children, root with inventory': (
+        ['P cn', 'P d cn', 'P a cn', 'P a1 a', 'P b cn', 'I cn VCPU',
+         'I b ' + VF, 'I a1 ' + VF],
+        {'resources=%s:1' % VF: ['cn', 'b', 'a1', 'd', 'a'],
+         'resources=VCPU:1,%s:1' % VF: ['cn', 'b', 'a1', 'd', 'a'],
+         'resources=%s:1&resources_A=VCPU:1' % VF:
+             ['cn', 'b', 'a1', 'd', 'a'],
+         # Only the root, or suffixed groups only, in one tree: by id.
+         'resources=VCPU:1': ['cn', 'd', 'a', 'a1', 'b'],
+         'resources_A=%s:1' % VF: ['cn', 'd', 'a', 'a1', 'b'],
+         'resources=VCPU:1&resources_A=%s:1' % VF:
+             ['cn', 'd', 'a', 'a1', 'b']}),
+    'four without inventory, by bucket': (
+        ['P cn', 'P d cn', 'P a cn', 'P a1 a', 'P a11 a1', 'P b cn',
+         'I a11 ' + VF, 'I b ' + VF],
+        {'resources=%s:1' % VF: ['a11', 'b', 'd', 'a1', 'cn', 'a']}),
+    'two trees, one child each': (
+        ['P r1', 'P k1 r1', 'P k2 r1', 'P k3 r1', 'P r2', 'P j1 r2',
+         'I k3 VCPU', 'I j1 VCPU'],
+        {'resources=VCPU:1': ['k3', 'j1', 'k1', 'r2', 'r1', 'k2']}),
+    'a child and the root': (
+        ['P cn', 'P k1 cn', 'P k2 cn', 'I k2 VCPU', 'I cn VCPU',
+         'I k1 MEMORY_MB'],
+        {'resources=VCPU:1': ['k2', 'cn', 'k1'],
+         'resources_A=MEMORY_MB:1': ['cn', 'k1', 'k2']}),
+    # One child serves the unsuffixed group: heap order (the root's
+    # inventory, written last, moved its row last).
+    'one child, heap order': (
+        ['P r1', 'P k1 r1', 'P k2 r1', 'P k3 r1', 'I k3 VCPU',
+         'I r1 DISK_GB'],
+        {'resources=VCPU:1': ['k1', 'k2', 'k3', 'r1'],
+         'resources=VCPU:1,DISK_GB:1': ['k1', 'k2', 'k3', 'r1']}),
+}
+
+
+def _uuid(index):
+    return '10000000-0000-4000-8000-%012d' % index
+
+
+def scenario(send, writes, queries):
+    """Make the writes; {query: summary provider names in order}."""
+    uuids, generations = {}, {}
+    for write in writes:
+        kind, name, *rest = write.split()
+        if kind == 'P':
+            uuids[name] = _uuid(len(uuids) + 1)
+            body = {'name': name, 'uuid': uuids[name]}
+            if rest:
+                body['parent_provider_uuid'] = uuids[rest[0]]
+            status, answer = send('POST', '/resource_providers', body)
+            generations[name] = 0
+        else:
+            status, answer = send(
+                'PUT', '/resource_providers/%s/inventories' % uuids[name],
+                {'inventories': {rest[0]: {'total': 4}},
+                 'resource_provider_generation': generations[name]})
+            generations[name] += 1
+        assert status == 200, answer
+    names = {uuid: name for name, uuid in uuids.items()}
+    found = {}
+    for query in queries:
+        status, answer = send('GET', '/allocation_candidates?' + query)
+        assert status == 200, answer
+        found[query] = [names[uuid] for uuid in answer['provider_summaries']]
+    return found
+
+
+def _webob_sender(app):
+    def send(method, path, body=None):
+        req = webob.Request.blank(path, method=method, headers=HEADERS)
+        if body is not None:
+            req.body = json.dumps(body).encode('utf-8')
+            req.content_type = 'application/json'
+        resp = req.get_response(app)
+        return resp.status_int, (resp.json if resp.body else None)
+    return send
+
+
+class SummaryOrderTest(unittest.TestCase):
+
+    def test_postgresql_summary_orders(self):
+        postgresql = [backend for backend in backends.available()
+                      if backend.name == 'postgresql']
+        if not postgresql:
+            if backends.required():
+                self.fail('PostgreSQL is not available')
+            self.skipTest('PostgreSQL is not available')
+        for title, (writes, queries) in SCENARIOS.items():
+            with self.subTest(scenario=title):
+                placement = app_fixture.PlacementApp(postgresql[0])
+                self.addCleanup(placement.cleanup)
+                found = scenario(_webob_sender(placement.app), writes,
+                                 queries)
+                self.assertEqual(queries, found)
