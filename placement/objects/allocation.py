@@ -529,9 +529,15 @@ def _write_consumers(conn, requests, consumers, names) -> None:
         {request.user_id for request in requests},
         {request.consumer_type for request in requests
          if request.consumer_type})
-    # Consumer rows are written in uuid order, whatever the body's order,
-    # so that two writers of the same consumers lock them alike; the new
-    # ones in one INSERT, after the updates and deletes.
+    # Existing consumer rows are written in uuid order, whatever the
+    # body's order, so that two writers of the same consumers lock them
+    # alike; the new ones in one INSERT, after the updates and deletes,
+    # in the body's order, as upstream writes them (on PostgreSQL a
+    # provider's allocations list its consumers in the order their rows
+    # were written). Two writers creating the same consumers on the same
+    # providers hold those providers' row locks first (write_allocations);
+    # on different providers their INSERTs may cross, a deadlock that is
+    # retried as a lost race.
     new = []
     for request in sorted(requests, key=lambda r: r.consumer_uuid):
         existing = consumers.get(request.consumer_uuid)
@@ -548,6 +554,9 @@ def _write_consumers(conn, requests, consumers, names) -> None:
             consumer_obj.update_consumer(conn, existing, write)
         else:
             new.append(write)
+    body_order = {request.consumer_uuid: place
+                  for place, request in enumerate(requests)}
+    new.sort(key=lambda write: body_order[write.uuid])
     consumer_obj.insert_consumers(conn, new)
 
 
