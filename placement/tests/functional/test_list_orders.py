@@ -62,7 +62,9 @@ LIST_ORDERS = {
 }
 
 
-def _webob_sender(app):
+def webob_sender(app):
+    """send(method, path, body=None) -> (status, JSON answer) of ``app``
+    at HEADERS."""
     def send(method, path, body=None):
         req = webob.Request.blank(path, method=method, headers=HEADERS)
         if body is not None:
@@ -113,7 +115,7 @@ class ProviderListOrderTest(unittest.TestCase):
         app_fixture.on_each_backend(self, self._check)
 
     def _check(self, placement):
-        listed = scenario(_webob_sender(placement.app))
+        listed = scenario(webob_sender(placement.app))
         for query, pg_order in LIST_ORDERS.items():
             if placement.backend.name == 'postgresql':
                 expected = pg_order
@@ -216,7 +218,7 @@ class TraitAndAllocationOrderTest(unittest.TestCase):
         app_fixture.on_each_backend(self, self._check_traits)
 
     def _check_traits(self, placement):
-        found = trait_scenario(_webob_sender(placement.app))
+        found = trait_scenario(webob_sender(placement.app))
         pick = 0 if placement.backend.name == 'postgresql' else 1
         for what, orders in TRAIT_ORDERS.items():
             self.assertEqual(orders[pick], found[what], what)
@@ -225,7 +227,7 @@ class TraitAndAllocationOrderTest(unittest.TestCase):
         app_fixture.on_each_backend(self, self._check_allocations)
 
     def _check_allocations(self, placement):
-        found = allocation_scenario(_webob_sender(placement.app))
+        found = allocation_scenario(webob_sender(placement.app))
         pick = 0 if placement.backend.name == 'postgresql' else 1
         self.assertEqual(ALLOCATION_ORDERS[pick], found)
 
@@ -267,6 +269,6 @@ class SummaryOrderTest(unittest.TestCase):
         app_fixture.on_each_backend(self, self._check)
 
     def _check(self, placement):
-        found = summary_scenario(_webob_sender(placement.app))
+        found = summary_scenario(webob_sender(placement.app))
         pick = 0 if placement.backend.name == 'postgresql' else 1
         self.assertEqual(SUMMARY_ORDERS[pick], found)

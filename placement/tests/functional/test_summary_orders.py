@@ -8,22 +8,19 @@ first inventory row, the others by hash bucket of their id). Each
 scenario below writes a tree on a fresh database (the ids, hence the
 buckets, start at 1) with rows updated after they were written, and the
 expected orders are upstream's (openstack-placement 16.0.0 on PostgreSQL
-15), taken by experiment with tools/differential. ``scenario`` takes a
-``send`` so it can be replayed against upstream over HTTP.
+15, asked at 1.36), taken by experiment with tools/differential.
+``scenario`` takes a ``send`` so it can be replayed against upstream
+over HTTP; this test sends at 1.39, as test_list_orders does.
 
 The other backends are not pinned here: MariaDB's order is
 test_summary_order's and the gabbi suite's.
 """
-import json
 import unittest
-
-import webob
 
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import backends
+from placement.tests.functional import test_list_orders as list_orders
 
-HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
-           'openstack-api-version': 'placement 1.36'}
 VF = 'SRIOV_NET_VF'
 
 # name: (writes, {query: provider names in upstream's order}). A write
@@ -96,17 +93,6 @@ def scenario(send, writes, queries):
     return found
 
 
-def _webob_sender(app):
-    def send(method, path, body=None):
-        req = webob.Request.blank(path, method=method, headers=HEADERS)
-        if body is not None:
-            req.body = json.dumps(body).encode('utf-8')
-            req.content_type = 'application/json'
-        resp = req.get_response(app)
-        return resp.status_int, (resp.json if resp.body else None)
-    return send
-
-
 class SummaryOrderTest(unittest.TestCase):
 
     def test_postgresql_summary_orders(self):
@@ -120,6 +106,6 @@ class SummaryOrderTest(unittest.TestCase):
             with self.subTest(scenario=title):
                 placement = app_fixture.PlacementApp(postgresql[0])
                 self.addCleanup(placement.cleanup)
-                found = scenario(_webob_sender(placement.app), writes,
-                                 queries)
+                send = list_orders.webob_sender(placement.app)
+                found = scenario(send, writes, queries)
                 self.assertEqual(queries, found)
