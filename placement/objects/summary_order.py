@@ -58,10 +58,11 @@ PG_MIN_BUCKETS = 1024
 
 
 # The most providers in scope for which the hash join's order is asked
-# for: the experiments had 4 to 9. How upstream's plan returns a larger
-# scope is not known; there the heap order is kept, and no statement is
-# spent over a scope of hundreds of providers on an order not shown.
-HASH_JOIN_MAX_SCOPE = 64
+# for: the experiments had 4 to 160 (and the hash table's 1,024 buckets,
+# its least, throughout). How upstream's plan returns a larger scope is
+# not known; there the heap order is kept, and no statement is spent on
+# an order not shown.
+HASH_JOIN_MAX_SCOPE = 200
 
 # How upstream's plan on PostgreSQL returns the summaries' providers
 # over trees (postgresql_order): by a hash join, by an index (id order),
@@ -74,7 +75,7 @@ def postgresql_order(conn, candidates, provider_ids, root_of):
     the order of upstream's summaries on PostgreSQL over trees, or None
     for the providers' heap order (the caller's ``places``).
 
-    By experiment (2026-11-25: one to three trees of 2 to 9 providers,
+    By experiment (2026-11-25: one to twenty trees, 3 to 160 providers,
     inventories written in several orders, providers updated after they
     were written; plan_of says when):
 
@@ -123,8 +124,9 @@ def _unsuffixed(candidate):
 
 def plan_of(candidates, root_of):
     """HASH_JOIN when the unsuffixed group's providers differ from one
-    candidate to another or count two or more that are not roots; else
-    BY_ID when the candidates are in one tree and the unsuffixed group,
+    candidate to another or count two or more that are not roots, or,
+    with no unsuffixed group, when the candidates span three trees or
+    more; else BY_ID when they are in one tree and the unsuffixed group,
     if any, uses only its root; else HEAP."""
     first, non_roots, trees = None, set(), set()
     for candidate in candidates:
@@ -136,10 +138,12 @@ def plan_of(candidates, root_of):
         non_roots.update(rp_id for rp_id in used if root_of[rp_id] != rp_id)
         if len(non_roots) > 1:
             return HASH_JOIN
-        if len(trees) < 2:
+        if len(trees) < 3:
             trees.update(root_of[rp_id] for rp_id in candidate.used_ids())
         elif not first:
-            return HEAP  # no unsuffixed group, two trees
+            return HASH_JOIN  # no unsuffixed group, three trees
+    if len(trees) > 2 and not first:
+        return HASH_JOIN
     return BY_ID if len(trees) == 1 and not non_roots else HEAP
 
 

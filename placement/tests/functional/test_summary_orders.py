@@ -51,6 +51,34 @@ SCENARIOS = {
          'I k1 MEMORY_MB'],
         {'resources=VCPU:1': ['k2', 'cn', 'k1'],
          'resources_A=MEMORY_MB:1': ['cn', 'k1', 'k2']}),
+    # Suffixed groups only: three trees are joined by hash, two come in
+    # heap order (the inventories moved the children after the roots).
+    'three trees, suffixed only': (
+        [write for tree in '123' for write in (
+            'P r' + tree, 'P a%s r%s' % (tree, tree),
+            'P b%s r%s' % (tree, tree))]
+        + [write for tree in '123' for write in (
+            'I b%s VCPU' % tree, 'I a%s VCPU' % tree)],
+        {'resources_A=VCPU:1': ['b1', 'a1', 'b2', 'a2', 'b3', 'a3', 'r2',
+                                'r1', 'r3']}),
+    'two trees, suffixed only': (
+        ['P r1', 'P a1 r1', 'P b1 r1', 'P r2', 'P a2 r2', 'P b2 r2',
+         'I b1 VCPU', 'I a1 VCPU', 'I b2 VCPU', 'I a2 VCPU'],
+        {'resources_A=VCPU:1': ['r1', 'r2', 'b1', 'a1', 'b2', 'a2']}),
+    # 24 providers, 12 without inventory.
+    'three trees of eight': (
+        [write for tree in '123' for write in (
+            'P r' + tree, 'P n%sa r%s' % (tree, tree),
+            'P n%sb r%s' % (tree, tree), 'P f%sa n%sa' % (tree, tree),
+            'P f%sb n%sa' % (tree, tree), 'P f%sc n%sb' % (tree, tree),
+            'P x%s r%s' % (tree, tree), 'P y%s r%s' % (tree, tree))]
+        + [write for tree in '123' for write in (
+            'I n%sb VCPU' % tree, 'I f%sa FPGA' % tree,
+            'I n%sa VCPU' % tree, 'I f%sc FPGA' % tree)],
+        {'resources=FPGA:1': [
+            'n1b', 'f1a', 'n1a', 'f1c', 'n2b', 'f2a', 'n2a', 'f2c', 'n3b',
+            'f3a', 'n3a', 'f3c', 'r3', 'x2', 'f2b', 'f3b', 'f1b', 'y3',
+            'y1', 'y2', 'x3', 'r1', 'r2', 'x1']}),
     # One child serves the unsuffixed group: heap order (the root's
     # inventory, written last, moved its row last).
     'one child, heap order': (
