@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import _sql
+from placement.objects import candidate_sql
 from placement.solver import model
 from placement.solver import summaries as summaries_mod
 
@@ -96,21 +97,35 @@ def postgresql_order(conn, candidates, provider_ids, root_of):
     if plan != HASH_JOIN or len(provider_ids) > HASH_JOIN_MAX_SCOPE:
         return None
     buckets = max(PG_MIN_BUCKETS, 1 << (len(provider_ids) - 1).bit_length())
-    rp, inv = models.resource_providers, models.inventories
-    stmt = (sa.select(rp.c.id)
-            .select_from(rp.outerjoin(inv,
-                                      inv.c.resource_provider_id == rp.c.id))
-            .where(rp.c.id.in_(sa.bindparam('ids', expanding=True)))
-            # ctid ascending puts the providers without a row last.
-            .order_by(_sql.physical_order(inv),
-                      sa.func.hashint4(rp.c.id).op('&')(
-                          sa.bindparam('mask', type_=sa.Integer)),
-                      _sql.physical_order(rp).desc()))
     order = {}
-    for rp_id in conn.execute(stmt, {'ids': list(provider_ids),
-                                     'mask': buckets - 1}).scalars():
+    for rp_id in conn.execute(
+            _hash_join_stmt(), {'ids': list(provider_ids),
+                                'mask': buckets - 1},
+            execution_options=candidate_sql.PREPARED).scalars():
         order.setdefault(rp_id, (0, len(order)))
     return order
+
+
+def _hash_join_stmt():
+    """SELECT rp.id FROM resource_providers rp LEFT JOIN inventories inv
+    ON inv.resource_provider_id = rp.id WHERE rp.id = ANY(:ids)
+    ORDER BY inv.ctid, hashint4(rp.id) & :mask, rp.ctid DESC
+
+    ctid ascending puts the providers without a row last. One text for
+    any number of ids, prepared: planning an IN list of 70 ids took
+    0.8 ms, twice what running it did.
+    """
+    rp, inv = models.resource_providers, models.inventories
+    return candidate_sql.cached(('summaries by hash join',), lambda: (
+        sa.select(rp.c.id)
+        .select_from(rp.outerjoin(inv,
+                                  inv.c.resource_provider_id == rp.c.id))
+        .where(rp.c.id == sa.any_(sa.bindparam(
+            'ids', type_=sa.ARRAY(sa.Integer))))
+        .order_by(_sql.physical_order(inv),
+                  sa.func.hashint4(rp.c.id).op('&')(
+                      sa.bindparam('mask', type_=sa.Integer)),
+                  _sql.physical_order(rp).desc())))
 
 
 def _unsuffixed(candidate):
