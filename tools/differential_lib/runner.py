@@ -246,15 +246,10 @@ def main(argv=None):
     upstream = upstream_module.Upstream(args.port, args.tmpdir)
     upstream.stop()
     run = Run(backend, upstream, recorder)
-    # As test_api: a file naming a fixture meant for another backend
-    # only (ONLY_BACKEND) is not replayed.
-    elsewhere = [name for name, value in vars(fixtures).items()
-                 if getattr(value, 'ONLY_BACKEND', args.db) != args.db]
-    names = sorted(
-        name for name in os.listdir(test_api.GABBI_DIR)
-        if fnmatch.fnmatch(name, args.files) and name.endswith('.yaml')
-        and not test_api._names_any(os.path.join(test_api.GABBI_DIR, name),
-                                    elsewhere))
+    names = sorted(name for name in os.listdir(test_api.GABBI_DIR)
+                   if fnmatch.fnmatch(name, args.files)
+                   and name.endswith('.yaml')
+                   and test_api.runs_on(name, args.db))
     for name in names:
         print('== %s' % name, flush=True)
         run.run_file(os.path.join(test_api.GABBI_DIR, name))

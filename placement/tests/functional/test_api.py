@@ -47,13 +47,10 @@ def _gabbi_dir(backend):
     ONLY_BACKEND).
     """
     pattern = os.environ.get('PLACEMENT_GABBI_FILES')
-    elsewhere = [name for name, value in vars(fixtures).items()
-                 if getattr(value, 'ONLY_BACKEND', backend.name)
-                 != backend.name]
     names = sorted(os.listdir(GABBI_DIR))
     wanted = [name for name in names if not name.endswith('.yaml') or (
         (not pattern or fnmatch.fnmatch(name, pattern))
-        and not _names_any(os.path.join(GABBI_DIR, name), elsewhere))]
+        and runs_on(name, backend.name))]
     if wanted == names:
         return GABBI_DIR
     subset = tempfile.mkdtemp(prefix='gabbits-')
@@ -63,14 +60,18 @@ def _gabbi_dir(backend):
     return subset
 
 
-def _names_any(path, fixture_names):
-    """Whether the gabbi file names one of ``fixture_names``."""
-    if not fixture_names:
-        return False
-    with open(path, encoding='utf-8') as f:
+def runs_on(name, backend_name):
+    """Whether the gabbi file ``name`` (in GABBI_DIR) runs on the backend:
+    it names no fixture meant for another backend only (ONLY_BACKEND)."""
+    elsewhere = [fixture for fixture, value in vars(fixtures).items()
+                 if getattr(value, 'ONLY_BACKEND', backend_name)
+                 != backend_name]
+    if not elsewhere:
+        return True
+    with open(os.path.join(GABBI_DIR, name), encoding='utf-8') as f:
         text = f.read()
-    return any(re.search(r'^\s*-\s*%s\s*$' % name, text, re.M)
-               for name in fixture_names)
+    return not any(re.search(r'^\s*-\s*%s\s*$' % fixture, text, re.M)
+                   for fixture in elsewhere)
 
 
 def load_tests(loader, tests, pattern):
