@@ -92,14 +92,15 @@ def list_candidates(ctx, query: model.CandidateQuery,
         candidates, seen = _solve_in_chunks(conn, query, options, lookups,
                                             first)
         heap_ordered = conn.dialect.name in sql.HEAP_ORDER_DIALECTS
-        inventory_order = summary_order.small_table_order(
-            conn, seen.entries)
         root_of = {rp_id: p.root_id for rp_id, p in seen.providers.items()}
         scope = summaries_mod.scope(candidates, root_of, query.nested_aware)
         if heap_ordered and not lookups.is_flat:
             inventory_order = summary_order.postgresql_order(
                 conn, candidates, summary_order.scope_ids(scope, seen),
                 root_of)
+        else:
+            inventory_order = summary_order.small_table_order(
+                conn, seen.entries)
     places = None
     if heap_ordered:
         # The providers as read (sql.state_stmt's heap_order).

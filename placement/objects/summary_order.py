@@ -1,5 +1,5 @@
 """provider_summaries of a candidates answer (summaries), and the orders
-upstream's database gives them (small_table_order, hash_join_order).
+upstream's database gives them (small_table_order, postgresql_order).
 
 Upstream lists the summaries in the order its database returns the
 providers with their inventories. On MariaDB that is provider id order,
@@ -53,16 +53,14 @@ def small_table_order(conn, entries):
     return order
 
 
-# The fewest buckets of a PostgreSQL hash join's table (more when the
-# hashed side is estimated or found larger: the next power of two).
+# The fewest buckets of a PostgreSQL hash join's table, which it keeps
+# while the hashed side holds no more rows.
 PG_MIN_BUCKETS = 1024
-
-
 # The most providers in scope for which the hash join's order is asked
-# for: the experiments had 4 to 160 (and the hash table's 1,024 buckets,
-# its least, throughout). How upstream's plan returns a larger scope is
-# not known; there the heap order is kept, and no statement is spent on
-# an order not shown.
+# for: the experiments had 4 to 160. How upstream's plan returns a larger
+# scope is not known; there the heap order is kept, and no statement is
+# spent on an order not shown. (Below PG_MIN_BUCKETS: the table has its
+# least size.)
 HASH_JOIN_MAX_SCOPE = 200
 
 # How upstream's plan on PostgreSQL returns the summaries' providers
@@ -73,8 +71,9 @@ HASH_JOIN, BY_ID, HEAP = 'hash join', 'by id', 'heap'
 
 def postgresql_order(conn, candidates, provider_ids, root_of):
     """{provider id: (0, place)} of ``provider_ids`` (the summaries') in
-    the order of upstream's summaries on PostgreSQL over trees, or None
-    for the providers' heap order (the caller's ``places``).
+    the order of upstream's summaries on PostgreSQL (``conn``'s) over
+    trees, or None for the providers' heap order (the caller's
+    ``places``).
 
     By experiment (2026-11-25: one to twenty trees, 3 to 160 providers,
     inventories written in several orders, providers updated after they
@@ -84,23 +83,20 @@ def postgresql_order(conn, candidates, provider_ids, root_of):
       the providers returns them: those with inventory in the order of
       their first inventory row in the heap, then those without in the
       order of their hash bucket (hashint4(id) modulo the table's
-      power-of-two size; in one bucket, the last hashed first);
+      PG_MIN_BUCKETS; in one bucket, the last hashed first);
     - BY_ID: in the order they were written (an index's order);
     - HEAP: in heap order (also a HASH_JOIN scope of more than
       HASH_JOIN_MAX_SCOPE providers).
     """
-    if conn.dialect.name != 'postgresql':
-        return None
     plan = plan_of(candidates, root_of)
     if plan == BY_ID:
         return {rp_id: (0, rp_id) for rp_id in provider_ids}
     if plan != HASH_JOIN or len(provider_ids) > HASH_JOIN_MAX_SCOPE:
         return None
-    buckets = max(PG_MIN_BUCKETS, 1 << (len(provider_ids) - 1).bit_length())
     order = {}
     for rp_id in conn.execute(
             _hash_join_stmt(), {'ids': list(provider_ids),
-                                'mask': buckets - 1},
+                                'mask': PG_MIN_BUCKETS - 1},
             execution_options=candidate_sql.PREPARED).scalars():
         order.setdefault(rp_id, (0, len(order)))
     return order
