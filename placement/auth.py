@@ -15,6 +15,7 @@ import webob
 import webob.exc
 
 from placement import context
+from placement import exception
 from placement import util
 
 
@@ -70,10 +71,52 @@ def auth_protocol_class():
 
 
 def keystone_filter(application, conf):
-    """Wrap ``application`` in auth_token configured from ``conf``."""
+    """Wrap ``application`` in auth_token configured from ``conf``.
+
+    Raises ConfigError when ``[keystone_authtoken]`` cannot validate a
+    token (see ``check_keystone_options``).
+    """
+    check_keystone_options(conf)
     return auth_protocol_class()(
         application, {'oslo_config_config': conf,
                       'oslo_config_project': 'placement'})
+
+
+KEYSTONE_GROUP = 'keystone_authtoken'
+_NO_AUTH_TYPE = (
+    '[api] auth_strategy is keystone, but [%s] sets no auth_type, so no '
+    'token can be validated: set auth_type = password with auth_url, '
+    'username, password, project_name, user_domain_name and '
+    'project_domain_name (the service user that validates tokens), and '
+    'www_authenticate_uri (the public Keystone endpoint); or, for testing '
+    'only, [api] auth_strategy = noauth2')
+
+
+def check_keystone_options(conf):
+    """Raise ConfigError unless ``[keystone_authtoken]`` names an auth
+    plugin with every option it requires.
+
+    Without auth_type, auth_token starts and answers every request that
+    carries a token with a 500; with a plugin short of an option, it
+    raises keystoneauth's exception from its constructor.
+    """
+    from keystoneauth1 import exceptions as ksa_exceptions
+    from keystoneauth1 import loading
+    loading.register_auth_conf_options(conf, KEYSTONE_GROUP)
+    group = conf[KEYSTONE_GROUP].auth_section or KEYSTONE_GROUP
+    try:
+        plugin = loading.load_auth_from_conf_options(conf, KEYSTONE_GROUP)
+    except ksa_exceptions.MissingRequiredOptions as exc:
+        raise exception.ConfigError(reason=(
+            '[api] auth_strategy is keystone, but [%s] lacks %s, which '
+            'auth_type %s requires' % (
+                group, ', '.join(opt.dest for opt in exc.options),
+                conf[group].auth_type)))
+    except ksa_exceptions.NoMatchingPlugin as exc:
+        raise exception.ConfigError(reason='[%s] auth_type: %s' % (
+            group, exc))
+    if plugin is None:
+        raise exception.ConfigError(reason=_NO_AUTH_TYPE % group)
 
 
 class PlacementContext:

@@ -14,6 +14,9 @@ import socketserver
 import sys
 from wsgiref import simple_server
 
+from oslo_config import cfg
+
+from placement import exception
 from placement import wsgi
 
 DEFAULT_HOST = '127.0.0.1'
@@ -34,9 +37,16 @@ class _QuietHandler(simple_server.WSGIRequestHandler):
 def _parse(argv):
     parser = argparse.ArgumentParser(
         prog='placement-api',
-        description='Run the placement API in a development server.')
-    parser.add_argument('--host', default=DEFAULT_HOST)
-    parser.add_argument('--port', type=int, default=DEFAULT_PORT)
+        description='Run the placement API in a development server.',
+        epilog='Other arguments go to oslo.config (--config-file PATH, '
+               '--config-dir DIR); without them the configuration is '
+               '$OS_PLACEMENT_CONFIG_DIR/placement.conf or '
+               '/etc/placement/placement.conf, and OS_<GROUP>__<OPTION> '
+               'variables override it.')
+    parser.add_argument('--host', default=DEFAULT_HOST,
+                        help='Address to listen on (default: %(default)s).')
+    parser.add_argument('--port', type=int, default=DEFAULT_PORT,
+                        help='Port to listen on (default: %(default)s).')
     return parser.parse_known_args(argv)
 
 
@@ -53,14 +63,33 @@ def _embedded_defaults(conf):
               % (path, conf.api.auth_strategy), file=sys.stderr)
 
 
+def _listen(host, port):
+    """The server bound to host:port, before the application exists (so
+    that a busy port is reported at once, before any migration)."""
+    return simple_server.make_server(
+        host, port, None, server_class=_ThreadingServer,
+        handler_class=_QuietHandler)
+
+
+def _fail(message):
+    print('placement-api: error: %s' % message, file=sys.stderr)
+    return 1
+
+
 def main(argv=None):
     args, oslo_args = _parse(sys.argv[1:] if argv is None else argv)
-    conf = wsgi.load_config(oslo_args)
-    _embedded_defaults(conf)
-    application = wsgi.init_application(conf)
-    server = simple_server.make_server(
-        args.host, args.port, application, server_class=_ThreadingServer,
-        handler_class=_QuietHandler)
+    try:
+        server = _listen(args.host, args.port)
+    except OSError as exc:
+        return _fail('cannot listen on %s:%d: %s' % (
+            args.host, args.port, exc.strerror or exc))
+    try:
+        conf = wsgi.load_config(oslo_args)
+        _embedded_defaults(conf)
+        server.set_app(wsgi.init_application(conf))
+    except (cfg.Error, exception.ConfigError) as exc:
+        server.server_close()
+        return _fail(exc)
     print('placement-api serving on http://%s:%d/' % (args.host, args.port),
           file=sys.stderr)
     try:

@@ -12,6 +12,8 @@ read transaction (objects.candidate_explain). Exit code 0 otherwise.
 import sys
 
 import orjson
+import os_resource_classes
+import os_traits
 import webob
 import webob.exc
 
@@ -93,7 +95,8 @@ def run(db, conf, args):
         result = candidate_explain.explain(
             db, query, ac_handler.solver_options(conf), uuids)
     except (exception.ResourceClassNotFound, exception.TraitNotFound) as exc:
-        return _bad(api_detail(ac_handler.unknown_name_error(exc)))
+        return _bad(api_detail(ac_handler.unknown_name_error(exc))
+                    + _standard_names_hint(exc))
     except BadQuery as exc:
         return _bad(str(exc))
     document = to_document(result, args.query, mv, args.provider)
@@ -109,6 +112,22 @@ def _provider_uuid(value):
     if not util.is_uuid_like(value):
         raise BadQuery('--provider expects a provider uuid, got %s' % value)
     return util.normalize_uuid(value)
+
+
+_NO_STANDARD_ROWS = (
+    ' %s is standard, but this database has no row for it yet: the '
+    'placement service writes the standard resource classes and traits '
+    'when it starts, and so does "placement-manage db sync" (run it once).')
+
+
+def _standard_names_hint(exc):
+    """Why a standard class or trait is unknown (a database synced by an
+    older db sync and never served), or ''."""
+    names = exc.kwargs.get('names') or exc.kwargs.get('name') or ''
+    known = set(os_resource_classes.STANDARDS) | set(os_traits.get_traits())
+    standard = [name for name in str(names).replace(',', ' ').split()
+                if name in known]
+    return _NO_STANDARD_ROWS % ', '.join(standard) if standard else ''
 
 
 def _bad(message):
@@ -185,6 +204,10 @@ def _n(value):
     return '' if value is None else format(value, ',')
 
 
+def _count(value, one, many):
+    return '%s %s' % (_n(value), one if value == 1 else many)
+
+
 def _group_title(group):
     parts = []
     suffix = group['suffix']
@@ -201,8 +224,9 @@ def to_table(document):
     lines = ['Candidates: %s (what GET /allocation_candidates returns now,'
              ' microversion %s)' % (_n(document['candidates']),
                                     document['microversion']),
-             'Providers: %s in %s trees' % (_n(document['providers']),
-                                            _n(document['root_providers'])),
+             'Providers: %s in %s' % (
+                 _n(document['providers']),
+                 _count(document['root_providers'], 'tree', 'trees')),
              '']
     row = '  %-52s %10s %9s %9s %9s  %s'
     for group in document['groups']:
@@ -254,6 +278,6 @@ def _report_lines(report):
         lines += ['  group %s: %s' % (name, text) for text in texts]
     if report['tree'] is not None:
         lines.append('  tree: %s' % report['tree']['text'])
-    lines.append('  appears in %s candidate%s' % (
-        _n(report['candidates']), '' if report['candidates'] == 1 else 's'))
+    lines.append('  appears in %s' % _count(
+        report['candidates'], 'candidate', 'candidates'))
     return lines

@@ -21,6 +21,7 @@ import sys
 from oslo_config import cfg
 from oslo_log import log as logging
 import prettytable
+import sqlalchemy as sa
 
 from placement.cmd import explain as explain_cmd
 from placement.cmd import audit as audit_cmd
@@ -29,6 +30,7 @@ from placement.db import api as db_api
 from placement.db import migration
 from placement import exception
 from placement.objects import data_migration
+from placement.objects import standards
 
 LOG = logging.getLogger(__name__)
 
@@ -74,8 +76,8 @@ def _run_batch(db, conf, max_count):
             found = done = 0
             failed = True
         if found:
-            print('%d rows matched query %s, %d migrated'
-                  % (found, name, done))
+            print('%d %s matched query %s, %d migrated'
+                  % (found, _plural(found, 'row', 'rows'), name, done))
         results[name] = (found, done)
         ran += done
         if ran >= max_count:
@@ -128,13 +130,46 @@ def online_data_migrations(db, conf, max_count=None):
     return EXIT_MORE if ran else EXIT_OK
 
 
+def pending_revisions(db):
+    """(current revision or None, [(revision, description)] that an
+    upgrade to head applies, oldest first)."""
+    current = migration.version(db)
+    script = migration.script_directory()
+    found = [(rev.revision, (rev.doc or '').strip().splitlines()[0]
+              if rev.doc else '')
+             for rev in script.iterate_revisions('heads', current or 'base')]
+    return current, found[::-1]
+
+
 def db_sync(db, conf, args):
+    """Upgrade to head, saying which revisions run; then write the
+    standard classes and traits, as the service does when it starts."""
+    current, pending = pending_revisions(db)
+    head = migration.head_revision()
+    if not pending:
+        print('The database is already at head (%s): nothing to upgrade.'
+              % head)
+    else:
+        print('Upgrading the database from %s to %s (head):' % (
+            current or 'an empty schema', head))
+        for revision, description in pending:
+            print('  %s  %s' % (revision, description))
+        sys.stdout.flush()
     try:
         migration.upgrade(db, 'head')
+        standards.sync(db)
     except Exception as exc:
         LOG.debug('db sync failed', exc_info=True)
         raise CommandError('db sync failed: %s' % exc)
+    if pending:
+        print('Done: the database is at %s; %d %s applied.' % (
+            head, len(pending), _plural(len(pending), 'revision',
+                                        'revisions')))
     return EXIT_OK
+
+
+def _plural(count, one, many):
+    return one if count == 1 else many
 
 
 def db_version(db, conf, args):
@@ -211,12 +246,40 @@ def load_config(config_files, config_dir):
     return conf
 
 
+def no_database_message(conf):
+    """What to do when ``[placement_database] connection`` is not set."""
+    read = ', '.join(conf.config_file or ()) or 'none (%s does not exist)' % (
+        DEFAULT_CONFIG_FILE)
+    return ('no database configured: [placement_database] connection is '
+            'not set. Give a configuration file that sets it with '
+            '--config-file PATH (files read: %s), or set the environment '
+            'variable OS_PLACEMENT_DATABASE__CONNECTION to the database URL'
+            % read)
+
+
 def open_database(conf):
     """The Database of ``conf``; CommandError when no URL is configured."""
+    if not conf.placement_database.connection:
+        raise CommandError(no_database_message(conf))
     try:
         return db_api.create_database(conf)
     except exception.ConfigError as exc:
         raise CommandError(str(exc))
+
+
+def check_schema(db):
+    """CommandError unless the schema is at head (the commands outside
+    ``db`` read today's tables). A schema without alembic's version
+    table but with the tables (made from the models) passes."""
+    current, pending = pending_revisions(db)
+    if current is None and not sa.inspect(db.writer).has_table(
+            'resource_providers'):
+        raise CommandError('the database has no placement tables yet: run '
+                           '"placement-manage db sync" first')
+    if current is not None and pending:
+        raise CommandError(
+            'the database schema is at %s, behind this release (%s): run '
+            '"placement-manage db sync" first' % (current, pending[-1][0]))
 
 
 def _execute(args):
@@ -227,6 +290,8 @@ def _execute(args):
         logging.getLogger('alembic').logger.setLevel(logging.WARNING)
     db = open_database(conf)
     try:
+        if args.category != 'db':
+            check_schema(db)
         return args.func(db, conf, args)
     finally:
         db.dispose()

@@ -19,9 +19,9 @@ from oslo_config import cfg
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
 
+from placement.cmd import manage
 from placement import conf as placement_conf
 from placement.db import api as db_api
-from placement import exception
 from placement.objects import audit
 from placement.objects import data_migration
 from placement import policy
@@ -29,6 +29,22 @@ from placement import policy
 DEFAULT_CONFIG_FILE = '/etc/placement/placement.conf'
 _RUN_ONLINE = ('Run the "placement-manage db online_data_migrations" '
                'command.')
+
+
+# Indexed by "is there only one".
+_OVER_CAPACITY = (
+    '%s whose usage exceeds their capacity, after an inventory was reduced '
+    'below its usage: no new allocations of that class fit on them until '
+    'usage drops. Run "placement-manage audit" for the details.',
+    '%s whose usage exceeds its capacity, after an inventory was reduced '
+    'below its usage: no new allocations of that class fit on it until '
+    'usage drops. Run "placement-manage audit" for the details.')
+
+
+def _there_are(count, one, many):
+    if count == 1:
+        return 'There is 1 %s' % one
+    return 'There are %d %s' % (count, many)
 
 
 class Checks(upgradecheck.UpgradeCommands):
@@ -56,8 +72,9 @@ class Checks(upgradecheck.UpgradeCommands):
         if missing:
             return upgradecheck.Result(
                 upgradecheck.Code.WARNING,
-                'There are %d incomplete consumers table records for '
-                'existing allocations. %s' % (missing, _RUN_ONLINE))
+                '%s for existing allocations. %s' % (_there_are(
+                    missing, 'incomplete consumers table record',
+                    'incomplete consumers table records'), _RUN_ONLINE))
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     def _check_over_capacity(self):
@@ -65,11 +82,8 @@ class Checks(upgradecheck.UpgradeCommands):
         if count:
             return upgradecheck.Result(
                 upgradecheck.Code.WARNING,
-                'There are %d resource providers whose usage exceeds their '
-                'capacity, after an inventory was reduced below its usage: '
-                'no new allocations of that class fit on them until usage '
-                'drops. Run "placement-manage audit" for the details.'
-                % count)
+                _OVER_CAPACITY[count == 1] % _there_are(
+                    count, 'resource provider', 'resource providers'))
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     def _check_policy_json(self):
@@ -102,9 +116,8 @@ def main(argv=None):
         print('placement-status: error: %s' % exc, file=sys.stderr)
         return 255
     if not conf.placement_database.connection:
-        print('placement-status: error: %s' % exception.ConfigError(
-            reason='[placement_database] connection is not set'),
-            file=sys.stderr)
+        print('placement-status: error: %s' % manage.no_database_message(
+            conf), file=sys.stderr)
         return 255
     try:
         return upgradecheck.run(conf)

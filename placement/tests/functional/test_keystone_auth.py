@@ -8,6 +8,8 @@ placement builds from those headers, and the policy answers, are checked.
 import uuid
 
 from keystoneauth1 import fixture as ks_fixture
+from keystoneauth1 import loading as ks_loading
+from keystonemiddleware import auth_token
 from keystonemiddleware import fixture as ksm_fixture
 from oslo_middleware import request_id
 import testtools
@@ -15,6 +17,7 @@ import webob
 
 from placement import auth
 from placement import deploy
+from placement import exception
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import backends
 from placement import policy
@@ -22,6 +25,20 @@ from placement import policy
 KEYSTONE = 'https://keystone.example.com/identity'
 PROJECT = uuid.uuid4().hex
 OTHER_PROJECT = uuid.uuid4().hex
+
+
+def register_keystone_options(conf):
+    """[keystone_authtoken] as a deployment sets it: the password plugin
+    of a service user (never used: the fixture validates the tokens)."""
+    for group, options in auth_token.list_opts():
+        conf.register_opts(options, group=group)
+    conf.register_opts(ks_loading.get_auth_plugin_conf_options('password'),
+                       group=auth.KEYSTONE_GROUP)
+    for name, value in (('www_authenticate_uri', KEYSTONE),
+                        ('auth_type', 'password'), ('auth_url', KEYSTONE),
+                        ('username', 'placement'), ('password', 'secret'),
+                        ('project_name', 'service')):
+        conf.set_override(name, value, group=auth.KEYSTONE_GROUP)
 
 
 class _Capture:
@@ -43,14 +60,14 @@ class KeystoneTestCase(testtools.TestCase):
     def setUp(self):
         super().setUp()
         self.tokens = self.useFixture(ksm_fixture.AuthTokenFixture())
-        self.placement = app_fixture.PlacementApp(
-            backends.BACKENDS['sqlite'], **{'api.auth_strategy': 'keystone'})
+        self.placement = app_fixture.PlacementApp(backends.BACKENDS['sqlite'])
         self.addCleanup(self.placement.cleanup)
-        # [keystone_authtoken] and [oslo_policy] exist once the app is
-        # built; set them, then build it again.
+        # [oslo_policy] exists once the app is built; [keystone_authtoken]
+        # is registered here (keystone needs it at start): set them, then
+        # build the app again, with keystone.
         conf = self.placement.conf
-        conf.set_override('www_authenticate_uri', KEYSTONE,
-                          group='keystone_authtoken')
+        register_keystone_options(conf)
+        conf.set_override('auth_strategy', 'keystone', group='api')
         for name, value in self.policy_overrides.items():
             conf.set_override(name, value, group='oslo_policy')
         self.placement.app = deploy.loadapp(conf, db=self.placement.db)
@@ -203,7 +220,12 @@ class TestKeystonePolicyLegacy(_PolicyAnswers, KeystoneTestCase):
                         'enforce_new_defaults': False}
 
     def test_system_admin_passes_while_scope_is_not_enforced(self):
-        self.assertStatus(200, ['admin', 'reader'], system=True)
+        # The operator is told that a check string was evaluated for a
+        # token outside the rule's scope_types.
+        with self.assertWarnsRegex(UserWarning, 'placement:resource_'
+                                   'providers:list .* enforce_scope is '
+                                   'False'):
+            self.assertStatus(200, ['admin', 'reader'], system=True)
 
     def test_admin_may_reshape(self):
         response = self.request('/reshaper', self.token(['admin']),
@@ -233,3 +255,42 @@ class TestKeystonePolicySecure(_PolicyAnswers, KeystoneTestCase):
         response = self.request('/reshaper', self.token(['service']),
                                 method='POST', body='{}')
         self.assertEqual(400, response.status_int, response.text)
+
+
+class TestKeystoneOptionsAtStart(testtools.TestCase):
+    """keystone without what auth_token needs stops the start, naming it
+    (it used to answer each request with a plain-text 500)."""
+
+    def setUp(self):
+        super().setUp()
+        self.placement = app_fixture.PlacementApp(backends.BACKENDS['sqlite'])
+        self.addCleanup(self.placement.cleanup)
+        self.conf = self.placement.conf
+        self.conf.set_override('auth_strategy', 'keystone', group='api')
+
+    def start(self):
+        return deploy.loadapp(self.conf, db=self.placement.db)
+
+    def test_no_auth_type_names_the_options_to_set(self):
+        error = self.assertRaises(exception.ConfigError, self.start)
+        for name in ('[keystone_authtoken] sets no auth_type', 'auth_url',
+                     'username', 'password', 'www_authenticate_uri'):
+            self.assertIn(name, str(error))
+
+    def test_a_plugin_short_of_an_option_names_it(self):
+        register_keystone_options(self.conf)
+        self.conf.clear_override('auth_url', group=auth.KEYSTONE_GROUP)
+        error = self.assertRaises(exception.ConfigError, self.start)
+        self.assertIn('[keystone_authtoken] lacks auth_url, which auth_type '
+                      'password requires', str(error))
+
+    def test_an_unknown_plugin_is_named(self):
+        register_keystone_options(self.conf)
+        self.conf.set_override('auth_type', 'nonesuch',
+                               group=auth.KEYSTONE_GROUP)
+        error = self.assertRaises(exception.ConfigError, self.start)
+        self.assertIn('nonesuch', str(error))
+
+    def test_complete_options_start(self):
+        register_keystone_options(self.conf)
+        self.assertIsNotNone(self.start())

@@ -246,8 +246,12 @@ class _AuditTests:
         missing, = audit.audit(self.db)
         self.sql('DROP TABLE projects')
         owner = audit.IncompleteOwner(INCOMPLETE, INCOMPLETE)
-        self.assertEqual(audit_cmd.FAILED,
-                         audit_cmd._repair(self.db, missing, owner))
+        with self.assertLogs(audit_cmd.__name__, 'ERROR') as logged:
+            self.assertEqual(audit_cmd.FAILED,
+                             audit_cmd._repair(self.db, missing, owner))
+        self.assertEqual(['Repair of incomplete_consumer %s failed' % C1],
+                         [record.getMessage() for record in logged.records])
+        self.assertIsNotNone(logged.records[0].exc_info)
         self.assertEqual('Failed to repair incomplete_consumer %s; see the '
                          'log.' % C1, audit_cmd._repair_message(
                              missing, audit_cmd.FAILED, owner))
@@ -400,7 +404,7 @@ class _AuditTests:
                  {'resource_provider_generation': 2, 'total': 2})
         code, out, _err = cli.run(status.main, argv)
         self.assertEqual(1, code, out)
-        self.assertIn('There are 1 resource providers whose usage exceeds',
+        self.assertIn('There is 1 resource provider whose usage exceeds its',
                       out)
 
 

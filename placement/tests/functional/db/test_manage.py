@@ -61,6 +61,71 @@ class _ManageTests:
         self.assertEqual(0, self.manage('db', 'sync')[0])
         self.assertEqual(HEAD, migration.version(self.database()))
 
+    def test_sync_says_which_revisions_it_applies(self):
+        code, out, err = self.manage('db', 'sync')
+        self.assertEqual((0, ''), (code, err))
+        lines = out.splitlines()
+        self.assertEqual('Upgrading the database from an empty schema to '
+                         '%s (head):' % HEAD, lines[0])
+        self.assertEqual(['b4ed3a175331', '611cd6dffd7b', 'b5c396305c25',
+                          '422ece571366', HEAD],
+                         [line.split()[0] for line in lines[1:-1]])
+        self.assertIn('Initial schema', lines[1])
+        self.assertEqual('Done: the database is at %s; 5 revisions applied.'
+                         % HEAD, lines[-1])
+        code, out, _err = self.manage('db', 'sync')
+        self.assertEqual((0, 'The database is already at head (%s): '
+                             'nothing to upgrade.\n' % HEAD), (code, out))
+
+    def test_sync_from_a_stamp_lists_the_rest(self):
+        migration.upgrade(self.database(), '422ece571366')
+        _code, out, _err = self.manage('db', 'sync')
+        self.assertEqual(
+            ['Upgrading the database from 422ece571366 to %s (head):' % HEAD,
+             '  %s  Drop the non-unique indexes that duplicate unique '
+             'constraints.' % HEAD,
+             'Done: the database is at %s; 1 revision applied.' % HEAD],
+            out.splitlines())
+
+    def test_sync_writes_the_standard_classes_and_traits(self):
+        self.manage('db', 'sync')
+        with db_api.reader(self.database()) as conn:
+            classes = set(conn.execute(sa.select(
+                models.resource_classes.c.name)).scalars())
+        self.assertIn('VCPU', classes)
+
+    def test_commands_on_a_database_without_tables_say_db_sync(self):
+        for argv in (['audit'], ['allocation_candidates', 'explain',
+                                 'resources=VCPU:1']):
+            code, out, err = self.manage(*argv)
+            self.assertEqual(1, code, argv)
+            self.assertEqual(
+                'placement-manage: error: the database has no placement '
+                'tables yet: run "placement-manage db sync" first\n', err)
+            self.assertEqual('', out)
+
+    def test_commands_on_an_old_schema_say_db_sync(self):
+        migration.upgrade(self.database(), '422ece571366')
+        code, _out, err = self.manage('audit')
+        self.assertEqual(1, code)
+        self.assertIn('the database schema is at 422ece571366, behind this '
+                      'release (%s): run "placement-manage db sync" first'
+                      % HEAD, err)
+
+    def test_explain_without_standard_rows_says_how_to_get_them(self):
+        migration.upgrade(self.database())
+        code, _out, err = self.manage('allocation_candidates', 'explain',
+                                      'resources=VCPU:1')
+        self.assertEqual(1, code)
+        self.assertIn('No such resource class VCPU. VCPU is standard, but '
+                      'this database has no row for it yet', err)
+        self.assertIn('placement-manage db sync', err)
+        self.assertEqual(0, self.manage('db', 'sync')[0])
+        code, out, _err = self.manage('allocation_candidates', 'explain',
+                                      'resources=VCPU:1')
+        self.assertEqual(0, code)
+        self.assertIn('Providers: 0 in 0 trees', out)
+
     def test_version_of_an_empty_database(self):
         code, out, _err = self.manage('db', 'version')
         self.assertEqual((0, 'None\n'), (code, out))
@@ -127,7 +192,7 @@ class _ManageTests:
         code, out, _err = self.manage('db', 'online_data_migrations',
                                       '--max-count', '1')
         self.assertEqual(1, code)
-        self.assertIn('1 rows matched query set_root_provider_ids, '
+        self.assertIn('1 row matched query set_root_provider_ids, '
                       '1 migrated', out)
         self.assertNotIn('create_incomplete_consumers', out)
         # Run again until done: each call makes progress.
@@ -175,6 +240,9 @@ class ManageWithoutDatabaseTests(base.unittest.TestCase):
                                  ['--config-file', path, 'db', 'version'])
         self.assertEqual(1, code, (out, err))
         self.assertIn('[placement_database] connection is not set', err)
+        for hint in ('--config-file', 'files read: %s' % path,
+                     'OS_PLACEMENT_DATABASE__CONNECTION'):
+            self.assertIn(hint, err)
         self.assertEqual(1, len(err.strip().splitlines()))
         self.assertNotIn('Traceback', err + out)
 

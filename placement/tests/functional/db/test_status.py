@@ -83,6 +83,7 @@ class StatusWithoutDatabaseTests(base.unittest.TestCase):
                                                'upgrade', 'check'])
         self.assertEqual(255, code)
         self.assertIn('[placement_database] connection is not set', err)
+        self.assertIn('OS_PLACEMENT_DATABASE__CONNECTION', err)
         self.assertNotIn('Traceback', out + err)
 
     def test_no_arguments_print_usage(self):

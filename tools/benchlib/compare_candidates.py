@@ -1,35 +1,26 @@
-"""Compare GET /allocation_candidates of two servers on the worked examples.
+"""GET /allocation_candidates of two servers on the worked examples
+(``compare candidates``).
 
-Not a test: a developer tool. Both servers must use databases with the
-placement schema that this tool may empty and fill directly with SQL
-(the schema is the same for this service and upstream):
-
-    python tools/compare_candidates.py \\
-        --a http://127.0.0.1:8792 --a-db mysql+pymysql://root@127.0.0.1/ac_ours \\
-        --b http://127.0.0.1:8791 --b-db mysql+pymysql://root@127.0.0.1/ac_up
-
-For each scenario it loads one tree (tests/functional/fixtures/
-candidate_trees.py) into both databases with the same uuids, asks each
-query of both servers and prints the differences, with providers named.
+Both servers must use databases with the placement schema that this tool
+may empty and fill directly with SQL (the schema is the same for this
+service and upstream). For each scenario it loads one tree
+(placement/tests/functional/fixtures/candidate_trees.py) into both
+databases with the same uuids, asks each query of both servers and
+prints the differences, with providers named. Exit status 1 when any
+differs. tools/differential is the wider comparison.
 """
-import argparse
-import collections
 import json
 import os
-import sys
 import uuid
 
 import requests
 import sqlalchemy as sa
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
+from benchlib import data
+from benchlib import inprocess  # noqa: F401 (this checkout on sys.path)
 
-from placement.db import api as db_api  # noqa: E402
-from placement.tests.functional.fixtures import candidate_trees as ct  # noqa
-
-DATA_TABLES = ('allocations', 'inventories', 'resource_provider_traits',
-               'resource_provider_aggregates', 'placement_aggregates',
-               'consumers', 'resource_providers')
+from placement.db import api as db_api
+from placement.tests.functional.fixtures import candidate_trees as ct
 
 BASE = ('resources=VCPU:1,MEMORY_MB:512,DISK_GB:500')
 SCENARIOS = [
@@ -220,40 +211,25 @@ SCENARIOS = [
 ]
 
 
-def _engine(url):
-    return sa.create_engine(url)
+def add_arguments(parser):
+    parser.add_argument('--a', required=True)
+    parser.add_argument('--a-db', required=True)
+    parser.add_argument('--b', required=True)
+    parser.add_argument('--b-db', required=True)
+    parser.add_argument('-v', '--verbose', action='store_true')
 
 
 def reset(engine):
     with engine.begin() as conn:
-        conn.execute(sa.text('UPDATE resource_providers SET '
-                             'parent_provider_id = NULL, '
-                             'root_provider_id = NULL'))
-        for table in DATA_TABLES:
-            conn.execute(sa.text('DELETE FROM %s' % table))
-
-
-def _names(uuids):
-    return {value: key for key, value in uuids.items()}
+        data.reset(conn)
 
 
 def normalise(body, names):
     """(sorted candidate strings, sorted summary strings) by name."""
     def name(rp_uuid):
         return names.get(rp_uuid, rp_uuid[:8])
-    cands = []
-    for req in body.get('allocation_requests', []):
-        allocs = req['allocations']
-        if isinstance(allocs, list):
-            allocs = {a['resource_provider']['uuid']: a for a in allocs}
-        text = ' + '.join(sorted(
-            '%s(%s)' % (name(u), ','.join('%s:%s' % kv for kv in sorted(
-                a['resources'].items()))) for u, a in allocs.items()))
-        if 'mappings' in req:
-            text += ' | ' + ' '.join(
-                '%s=%s' % (k, sorted(name(u) for u in v))
-                for k, v in sorted(req['mappings'].items()))
-        cands.append(text)
+    cands = [_candidate(req, name)
+             for req in body.get('allocation_requests', [])]
     sums = []
     for rp_uuid, summary in body.get('provider_summaries', {}).items():
         summary = dict(summary)
@@ -265,6 +241,20 @@ def normalise(body, names):
         sums.append('%s %s' % (name(rp_uuid), json.dumps(
             summary, sort_keys=True)))
     return sorted(cands), sorted(sums)
+
+
+def _candidate(req, name):
+    allocs = req['allocations']
+    if isinstance(allocs, list):
+        allocs = {a['resource_provider']['uuid']: a for a in allocs}
+    text = ' + '.join(sorted(
+        '%s(%s)' % (name(u), ','.join('%s:%s' % kv for kv in sorted(
+            a['resources'].items()))) for u, a in allocs.items()))
+    if 'mappings' in req:
+        text += ' | ' + ' '.join(
+            '%s=%s' % (k, sorted(name(u) for u in v))
+            for k, v in sorted(req['mappings'].items()))
+    return text
 
 
 def _error_text(body):
@@ -279,47 +269,39 @@ def ask(url, mv, query):
     return resp.status_code, resp.json()
 
 
-def run(args):
-    engines = [_engine(args.a_db), _engine(args.b_db)]
+def _scenario(args, engines, tree_name, scenario_queries):
+    """The number of queries whose answers differ."""
+    tree = getattr(ct, tree_name)
+    uuids = {node.name: str(uuid.uuid4()) for node in tree}
+    for agg in ('AGGA', 'AGGB', 'AGGC'):
+        os.environ[agg + '_UUID'] = uuids[agg] = str(uuid.uuid4())
+    for engine in engines:
+        reset(engine)
+        ct.build(db_api.Database(engine), tree, uuids)
+    names = {value: key for key, value in uuids.items()}
     differences = 0
-    for tree_name, queries in SCENARIOS:
-        tree = getattr(ct, tree_name)
-        uuids = {node.name: str(uuid.uuid4()) for node in tree}
-        for agg in ('AGGA', 'AGGB', 'AGGC'):
-            os.environ[agg + '_UUID'] = uuids[agg] = str(uuid.uuid4())
-        for engine in engines:
-            reset(engine)
-            ct.build(db_api.Database(engine), tree, uuids)
-        names = _names(uuids)
-        for mv, template in queries:
-            query = template.format(**uuids)
-            answers = [ask(url, mv, query) for url in (args.a, args.b)]
-            shown = [(code, normalise(body, names) if code == 200
-                      else _error_text(body)) for code, body in answers]
-            if 'limit=' in query:
-                shown = [(code, len(body[0]) if code == 200 else body)
-                         for code, body in shown]
-            same = shown[0] == shown[1]
-            differences += not same
-            print('%s %s %s %s' % ('ok  ' if same else 'DIFF', tree_name,
-                                   mv, template))
-            if not same or args.verbose:
-                for label, answer in zip('ab', shown):
-                    print('   %s: %s' % (label, json.dumps(answer,
-                                                          indent=1)))
+    for mv, template in scenario_queries:
+        query = template.format(**uuids)
+        shown = [(code, normalise(body, names) if code == 200
+                  else _error_text(body))
+                 for code, body in (ask(url, mv, query)
+                                    for url in (args.a, args.b))]
+        if 'limit=' in query:
+            shown = [(code, len(body[0]) if code == 200 else body)
+                     for code, body in shown]
+        same = shown[0] == shown[1]
+        differences += not same
+        print('%s %s %s %s' % ('ok  ' if same else 'DIFF', tree_name, mv,
+                               template))
+        if not same or args.verbose:
+            for label, answer in zip('ab', shown):
+                print('   %s: %s' % (label, json.dumps(answer, indent=1)))
+    return differences
+
+
+def run(args):
+    engines = [sa.create_engine(args.a_db), sa.create_engine(args.b_db)]
+    differences = sum(_scenario(args, engines, tree_name, scenario_queries)
+                      for tree_name, scenario_queries in SCENARIOS)
     print('%d differences' % differences)
     return 1 if differences else 0
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--a', required=True)
-    parser.add_argument('--a-db', required=True)
-    parser.add_argument('--b', required=True)
-    parser.add_argument('--b-db', required=True)
-    parser.add_argument('-v', '--verbose', action='store_true')
-    return run(parser.parse_args())
-
-
-if __name__ == '__main__':
-    sys.exit(main())

@@ -1,80 +1,53 @@
-"""Benchmark concurrent claims against any placement server (not a test).
+"""Concurrent claims against one server (``bench claims``).
 
 Creates P providers with V VCPU each, then C concurrent claimers each
 PUT /allocations/{new uuid} at 1.38 for 1 VCPU (consumer_generation null,
 consumer_type INSTANCE) on a random provider not yet known to be full,
 until every provider has refused a claim for capacity. Reports claims/s,
-the 409s (capacity, and concurrent_update which the claimer retries), and
-reads every provider's usages at the end to count over-commit.
-
-Example (ours and upstream, each uwsgi 2 processes x 10 threads on its own
-MariaDB database, noauth2):
-
-    .venv/bin/python tools/bench_claims.py --url http://127.0.0.1:8792
-    .venv/bin/python tools/bench_claims.py --url http://127.0.0.1:8791
-
-A server:
-
-    OS_PLACEMENT_CONFIG_DIR=<dir with an empty placement.conf> \\
-    OS_PLACEMENT_DATABASE__CONNECTION=mysql+pymysql://root@127.0.0.1/DB \\
-    OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP=True OS_API__AUTH_STRATEGY=noauth2 \\
-    <venv>/bin/uwsgi --http-socket 127.0.0.1:PORT --processes 2 --threads 10 \\
-        --master --module placement.wsgi.api:application
+the 409s (capacity, and concurrent_update which the claimer retries),
+with ``--pid`` the server's CPU per request, and reads every provider's
+usages at the end to count over-commit. Exit status 1 on over-commit, a
+granted claim not stored, or any other error.
 """
-import argparse
 import collections
-import http.client
-import json
-import os
 import random
 import sys
 import threading
 import time
-import urllib.parse
 import uuid
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_candidates as bc  # noqa: E402
+from benchlib import http
+from benchlib import procstat
 
-HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
-           'content-type': 'application/json',
-           'openstack-api-version': 'placement 1.38'}
+VERSION = '1.38'
 
 
-class Client:
-    """A new HTTP connection per request (uwsgi's --http-socket closes
-    each one), the same for every server measured."""
+def add_arguments(parser):
+    parser.add_argument('--url', required=True)
+    parser.add_argument('--providers', type=int, default=20)
+    parser.add_argument('--vcpu', type=int, default=16)
+    parser.add_argument('--claimers', type=int, default=10)
+    parser.add_argument('--seed', type=int, default=1)
+    parser.add_argument('--pid', type=int, action='append', default=[],
+                        help='a local server (or database) process whose '
+                             'CPU time, with its children, is reported '
+                             'per claim; may be repeated')
 
-    def __init__(self, url):
-        parsed = urllib.parse.urlsplit(url)
-        self.host = parsed.hostname
-        self.port = parsed.port or 80
-        self.prefix = parsed.path.rstrip('/')
 
-    def request(self, method, path, body=None):
-        payload = json.dumps(body) if body is not None else None
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
-        try:
-            conn.request(method, self.prefix + path, body=payload,
-                         headers=HEADERS)
-            resp = conn.getresponse()
-            text = resp.read().decode('utf-8')
-        finally:
-            conn.close()
-        return resp.status, json.loads(text) if text else None
+def _call(url, method, path, body=None):
+    return http.call_json(url, method, path, body, VERSION)
 
 
 def create_providers(url, count, vcpu, tag):
-    client = Client(url)
     uuids = []
     for index in range(count):
         rp_uuid = str(uuid.uuid4())
-        status, body = client.request('POST', '/resource_providers', {
+        status, body = _call(url, 'POST', '/resource_providers', {
             'name': 'bench-claims-%s-%02d' % (tag, index), 'uuid': rp_uuid})
         if status != 200:
             sys.exit('creating a provider: %s %s' % (status, body))
-        status, body = client.request(
-            'PUT', '/resource_providers/%s/inventories' % rp_uuid,
+        status, body = _call(
+            url, 'PUT', '/resource_providers/%s/inventories' % rp_uuid,
             {'resource_provider_generation': body['generation'],
              'inventories': {'VCPU': {'total': vcpu}}})
         if status != 200:
@@ -123,61 +96,47 @@ def _code(body):
 
 
 def claimer(url, claims, seed):
-    client = Client(url)
     rng = random.Random(seed)
     while True:
         rp_uuid = claims.pick(rng)
         if rp_uuid is None:
             return
-        consumer_uuid = str(uuid.uuid4())
-        status, body = client.request(
-            'PUT', '/allocations/%s' % consumer_uuid, {
-                'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
-                'project_id': 'bench-project', 'user_id': 'bench-user',
-                'consumer_generation': None, 'consumer_type': 'INSTANCE'})
+        status, body = _call(url, 'PUT', '/allocations/%s' % uuid.uuid4(), {
+            'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+            'project_id': 'bench-project', 'user_id': 'bench-user',
+            'consumer_generation': None, 'consumer_type': 'INSTANCE'})
         claims.record(rp_uuid, status, body)
 
 
 def read_usages(url, provider_uuids):
-    client = Client(url)
     usages = {}
     for rp_uuid in provider_uuids:
-        status, body = client.request(
-            'GET', '/resource_providers/%s/usages' % rp_uuid)
+        _status, body = _call(url, 'GET',
+                              '/resource_providers/%s/usages' % rp_uuid)
         usages[rp_uuid] = body['usages'].get('VCPU', 0)
     return usages
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--url', required=True)
-    parser.add_argument('--providers', type=int, default=20)
-    parser.add_argument('--vcpu', type=int, default=16)
-    parser.add_argument('--claimers', type=int, default=10)
-    parser.add_argument('--seed', type=int, default=1)
-    parser.add_argument('--pid', type=int, action='append', default=[],
-                        help='a local server (or database) process whose '
-                             'CPU time, with its children, is reported '
-                             'per claim; may be repeated')
-    args = parser.parse_args()
-
-    tag = uuid.uuid4().hex[:8]
+def run(args):
     provider_uuids = create_providers(args.url, args.providers, args.vcpu,
-                                      tag)
+                                      uuid.uuid4().hex[:8])
     claims = Claims(provider_uuids)
     threads = [threading.Thread(target=claimer,
                                 args=(args.url, claims, args.seed + i))
                for i in range(args.claimers)]
-    cpu_before = bc.cpu_seconds(args.pid)
+    cpu_before = procstat.cpu_seconds(args.pid)
     start = time.monotonic()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - start
-    cpu = bc.cpu_seconds(args.pid) - cpu_before
-
+    cpu = procstat.cpu_seconds(args.pid) - cpu_before
     usages = read_usages(args.url, provider_uuids)
+    return _report(args, claims, usages, elapsed, cpu)
+
+
+def _report(args, claims, usages, elapsed, cpu):
     over = {rp: used - args.vcpu for rp, used in usages.items()
             if used > args.vcpu}
     lost = sum(claims.granted.values()) - sum(usages.values())
@@ -187,8 +146,8 @@ def main():
         args.providers, args.vcpu, args.providers * args.vcpu,
         args.claimers))
     print('elapsed          %.2f s' % elapsed)
-    print('claims granted   %d (%.1f claims/s)' % (granted,
-                                                  granted / elapsed))
+    print('claims granted   %d (%.1f claims/s)' % (
+        granted, granted / elapsed))
     requests = sum(claims.counts.values())
     if args.pid:
         print('server cpu       %.2f ms per request (%d requests)' % (
@@ -203,7 +162,3 @@ def main():
     for status, body in claims.errors[:5]:
         print('error            %s %s' % (status, body))
     return 1 if over or lost or claims.errors else 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""How large a fleet one server sustains (a tool, not a test).
+"""How large a fleet one server sustains (``bench fleet``).
 
 Simulates N compute nodes doing what Nova's resource tracker does every
 ``--period`` seconds (60 in Nova): GET /resource_providers?in_tree=<own
@@ -10,38 +10,27 @@ candidates, and, once ``--live`` instances exist, the DELETE of the
 oldest.
 
 For each N in ``--n`` (rising), each server's database is loaded with
-exactly N providers (SQL, bench_candidates' flat shape) and gets
-``--duration`` seconds of this load, the servers one after the other at
-every N. A server
+exactly N providers (SQL, the flat shape) and gets ``--duration`` seconds
+of this load, the servers one after the other at every N. A server
 sustains N when every request type's p95 is under 200 ms (candidates
 under 1 s), nothing failed, and the generator kept to its schedule (the
 p95 start delay under 100 ms). The answer is the largest N each server
-sustained; the table shows every level.
-
-The generator is a few threads with plain http.client (the servers close
-each connection, so a new one per request); it prints its own CPU use
-(share of one core) at every level, to show it was not the limit.
-Loopback only; bounded in time by ``--n`` x ``--duration``.
-
-Example (ours on :18802, upstream on :18801, uwsgi 2 x 10, MariaDB):
-
-    .venv/bin/python tools/bench_fleet.py --n 250,500,1000,2000 \\
-        --url http://127.0.0.1:18802 --db mysql+pymysql://root@127.0.0.1/a \\
-        --compare-url http://127.0.0.1:18801 \\
-        --compare-db mysql+pymysql://root@127.0.0.1/b
+sustained; the table shows every level, with the generator's own CPU
+use (share of one core) to show it was not the limit. Loopback only;
+bounded in time by ``--n`` x ``--duration``.
 """
-import argparse
 import collections
 import heapq
 import os
 import random
-import sys
 import threading
 import time
 import uuid
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_routes as br  # noqa: E402
+from benchlib import candidates
+from benchlib import data
+from benchlib import routes
+from benchlib import stats
 
 LIMITS = {'candidates': 1000.0}
 DEFAULT_LIMIT = 200.0
@@ -50,12 +39,22 @@ CANDIDATES = ('/allocation_candidates?resources=VCPU:1,MEMORY_MB:256,'
               'DISK_GB:10&limit=1000')
 
 
+def add_arguments(parser):
+    candidates.add_pair_arguments(parser)
+    parser.add_argument('--n', default='100,200,400,800')
+    parser.add_argument('--period', type=float, default=60.0)
+    parser.add_argument('--duration', type=float, default=60.0)
+    parser.add_argument('--boots', type=float, default=1.0)
+    parser.add_argument('--live', type=int, default=50)
+    parser.add_argument('--put-share', type=float, default=.05)
+    parser.add_argument('--threads', type=int, default=16)
+
+
 class Level:
     """The run of one server at one N: a schedule worked off by threads."""
 
-    def __init__(self, server, nodes, args, seed):
+    def __init__(self, server, args, seed):
         self.server, self.args = server, args
-        self.nodes = nodes
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.queue = []
@@ -72,13 +71,14 @@ class Level:
             heapq.heappush(self.queue, (at, self.sequence, kind, arg))
 
     def run(self):
+        """Work the schedule off; this client's CPU share of one core."""
         start = time.monotonic()
         end = start + self.args.duration
-        period = self.args.period
-        for i, rp in enumerate(self.nodes):
-            self.schedule(start + period * i / len(self.nodes), 'node', rp)
-        boots = int(self.args.duration * self.args.boots)
-        for b in range(boots):
+        nodes = self.server.uuids
+        for i, rp in enumerate(nodes):
+            self.schedule(start + self.args.period * i / len(nodes), 'node',
+                          rp)
+        for b in range(int(self.args.duration * self.args.boots)):
             self.schedule(start + b / self.args.boots, 'boot')
         threads = [threading.Thread(target=self._worker, args=(end,))
                    for _ in range(self.args.threads)]
@@ -87,8 +87,7 @@ class Level:
             t.start()
         for t in threads:
             t.join()
-        wall = time.monotonic() - start
-        return (time.process_time() - cpu) / wall
+        return (time.process_time() - cpu) / (time.monotonic() - start)
 
     def _worker(self, end):
         while True:
@@ -124,19 +123,21 @@ class Level:
         self._timed('traits', 'GET', base + '/traits')
         self._timed('aggregates', 'GET', base + '/aggregates')
         if self.rng.random() < self.args.put_share:
-            body = {'resource_provider_generation':
-                    inventories['resource_provider_generation'],
-                    'inventories': inventories['inventories']}
-            for inventory in body['inventories'].values():
-                inventory['reserved'] = 1 - inventory.get('reserved', 0)
-            try:
-                self._timed('inventory PUT', 'PUT', base + '/inventories',
-                            body)
-            except RuntimeError as exc:
-                # A claim bumped the generation: Nova reads and retries.
-                if ': 409 ' not in str(exc):
-                    raise
-                self.conflicts += 1
+            self._put_inventories(base, inventories)
+
+    def _put_inventories(self, base, inventories):
+        body = {'resource_provider_generation':
+                inventories['resource_provider_generation'],
+                'inventories': inventories['inventories']}
+        for inventory in body['inventories'].values():
+            inventory['reserved'] = 1 - inventory.get('reserved', 0)
+        try:
+            self._timed('inventory PUT', 'PUT', base + '/inventories', body)
+        except RuntimeError as exc:
+            # A claim bumped the generation: Nova reads and retries.
+            if ': 409 ' not in str(exc):
+                raise
+            self.conflicts += 1
 
     def _boot(self):
         found = self._timed('candidates', 'GET', CANDIDATES)
@@ -147,7 +148,7 @@ class Level:
         consumer = str(uuid.uuid4())
         self._timed('claim', 'PUT', '/allocations/' + consumer, {
             'allocations': choice['allocations'],
-            'project_id': br.PROJECT, 'user_id': br.USER,
+            'project_id': data.PROJECT, 'user_id': data.USER,
             'consumer_generation': None, 'consumer_type': 'INSTANCE'})
         with self.lock:
             self.live.append(consumer)
@@ -158,50 +159,31 @@ class Level:
 
     def verdict(self):
         """(sustained?, {kind: p95 ms}, p95 lateness ms)."""
-        p95 = {kind: br.bc.p95(v) for kind, v in self.samples.items()}
-        late = br.bc.p95(self.late) if self.late else 0.0
+        p95 = {kind: stats.p95(v) for kind, v in self.samples.items()}
+        late = stats.p95(self.late) if self.late else 0.0
         ok = not self.errors and late < LATE_LIMIT and all(
             value < LIMITS.get(kind, DEFAULT_LIMIT)
             for kind, value in p95.items())
         return ok, p95, late
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    br.add_server_args(parser)
-    parser.add_argument('--n', default='100,200,400,800')
-    parser.add_argument('--period', type=float, default=60.0)
-    parser.add_argument('--duration', type=float, default=60.0)
-    parser.add_argument('--boots', type=float, default=1.0)
-    parser.add_argument('--live', type=int, default=50)
-    parser.add_argument('--put-share', type=float, default=.05)
-    parser.add_argument('--threads', type=int, default=16)
-    args = parser.parse_args()
-    levels = [int(n) for n in args.n.split(',')]
-    servers = [br.Server('ours', args.url, args.db)]
+def run(args):
+    servers = [routes.Server('ours', args.url, args.db)]
     if args.compare_url:
-        servers.append(br.Server('other', args.compare_url, args.compare_db))
+        servers.append(routes.Server('other', args.compare_url,
+                                     args.compare_db))
     best = {s.label: 0 for s in servers}
     failed = set()
     print('# fleet: period %.0fs, %.1f boots/s, %.0fs per level, load %s'
           % (args.period, args.boots, args.duration, os.getloadavg()))
-    for n in levels:
+    for n in [int(n) for n in args.n.split(',')]:
         for server in servers:
             if server.label in failed:
                 continue
             # A fleet of N nodes has N providers: the scheduler's query
             # reads every one of them, not the first N of a larger set.
             server.load(n)
-            level = Level(server, server.uuids, args, n)
-            cpu = level.run()
-            ok, p95, late = level.verdict()
-            print('%-5s N=%-6d %-4s gen CPU %3.0f%% late p95 %5.0f ms | %s%s'
-                  % (server.label, n, 'ok' if ok else 'FAIL', cpu * 100,
-                     late, ' '.join('%s %.0f' % kv
-                                    for kv in sorted(p95.items())),
-                     ' | errors %s' % dict(level.errors)
-                     if level.errors else ''), flush=True)
-            if ok:
+            if _level(server, args, n):
                 best[server.label] = n
             else:
                 failed.add(server.label)
@@ -211,5 +193,13 @@ def main():
         print('# ratio ours/other: %.1fx' % (best['ours'] / best['other']))
 
 
-if __name__ == '__main__':
-    sys.exit(main())
+def _level(server, args, n):
+    level = Level(server, args, n)
+    cpu = level.run()
+    ok, p95, late = level.verdict()
+    print('%-5s N=%-6d %-4s gen CPU %3.0f%% late p95 %5.0f ms | %s%s'
+          % (server.label, n, 'ok' if ok else 'FAIL', cpu * 100, late,
+             ' '.join('%s %.0f' % kv for kv in sorted(p95.items())),
+             ' | errors %s' % dict(level.errors) if level.errors else ''),
+          flush=True)
+    return ok

@@ -1,0 +1,101 @@
+"""The WSGI application in this process, and what its requests cost.
+
+``build`` makes the application on a database URL (the schema created
+when missing, with the standard classes and traits), as the service
+would serve it, noauth2. ``call`` sends one request straight to the WSGI
+callable (no HTTP). ``Statements`` counts, through SQLAlchemy's public
+events, the statements a request sends, the rows they return and its
+round trips: statements, COMMITs, ROLLBACKs (the pool's reset of a
+returned connection included) and the BEGIN psycopg2 sends before a
+statement outside a transaction; a driver that skips a ROLLBACK on its
+own is still counted as sending it, and the rare ping of a connection
+idle for long is not counted.
+"""
+import json
+import os
+import sys
+
+import sqlalchemy as sa
+import webob
+
+from benchlib import http
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..'))
+
+from placement import deploy  # noqa: E402
+from placement.tests.functional.fixtures import app as app_fixture  # noqa
+
+
+def build(url, **overrides):
+    """(application, db.api.Database) on ``url`` (``overrides`` as
+    'group.option': value)."""
+    conf = app_fixture.make_conf(url, **overrides)
+    db = app_fixture.open_database(conf)
+    return deploy.loadapp(conf, db=db), db
+
+
+def call(app, path, method='GET', body=None, version='1.39'):
+    """(status code, body bytes) of one request through the whole app;
+    ``body`` a JSON-able value or None."""
+    req = webob.Request.blank(path, method=method,
+                              headers=http.headers_at(version))
+    if body is not None:
+        req.body = json.dumps(body).encode()
+    resp = req.get_response(app)
+    return resp.status_int, resp.body
+
+
+def checked(app, path, method='GET', body=None, version='1.39'):
+    """The parsed body (or None) of a request that must succeed."""
+    status, data = call(app, path, method, body, version)
+    if status >= 400:
+        raise RuntimeError('%s %s: %s %s' % (method, path, status,
+                                             data[:300]))
+    return json.loads(data) if data else None
+
+
+def _idle(dbapi_connection):
+    """True for a psycopg2 connection outside a transaction (it sends
+    neither COMMIT nor ROLLBACK then, and BEGINs before a statement)."""
+    status = getattr(dbapi_connection, 'get_transaction_status', None)
+    return status is not None and not getattr(
+        dbapi_connection, 'autocommit', False) and status() == 0
+
+
+class Statements:
+    """Statements (and their text), rows and round trips on engines."""
+
+    def __init__(self, *engines):
+        self.texts = []
+        self.trips = self.rows = 0
+        for engine in set(engines):
+            sa.event.listen(engine, 'before_cursor_execute', self._before)
+            sa.event.listen(engine, 'after_cursor_execute', self._after)
+            for name in ('commit', 'rollback'):
+                sa.event.listen(engine, name, self._ended)
+            sa.event.listen(engine.pool, 'reset', self._reset)
+
+    @property
+    def statements(self):
+        return len(self.texts)
+
+    def _before(self, conn, cursor, statement, *args):
+        self.texts.append(statement)
+        self.trips += 1
+        if _idle(conn.connection.dbapi_connection):
+            self.trips += 1
+
+    def _after(self, conn, cursor, *args):
+        if cursor.description is not None and cursor.rowcount > 0:
+            self.rows += cursor.rowcount
+
+    def _ended(self, conn):
+        if not _idle(conn.connection.dbapi_connection):
+            self.trips += 1
+
+    def _reset(self, dbapi_connection, record, *args):
+        if not _idle(dbapi_connection):
+            self.trips += 1
+
+    def snapshot(self):
+        return self.statements, self.trips, self.rows
