@@ -11,6 +11,7 @@ Request schemas are not here: the document takes them from
 """
 import copy
 
+from placement import errors
 from placement import microversion
 from placement.schemas import inventory as inventory_schema
 
@@ -86,6 +87,12 @@ ROOT = exact({'versions': {
 # --- errors -----------------------------------------------------------------
 
 
+# Every code the service gives (errors.py names each once).
+ERROR_CODES = sorted(value for name, value in vars(errors).items()
+                     if name.isupper() and isinstance(value, str)
+                     and value.startswith('placement.'))
+
+
 def _error_item(with_code):
     properties = {
         'status': {'type': 'integer', 'minimum': 400, 'maximum': 599},
@@ -98,8 +105,7 @@ def _error_item(with_code):
     }
     required = ['status', 'title', 'detail', 'request_id']
     if with_code:
-        properties['code'] = {'type': 'string',
-                              'pattern': r'^placement\.[a-z_.]+$'}
+        properties['code'] = {'enum': ERROR_CODES}
         required.insert(3, 'code')
     return exact(properties, required=required)
 
@@ -187,7 +193,13 @@ INVENTORIES = exact({
 PROVIDER_USAGES = exact({'resource_provider_generation': GENERATION,
                          'usages': USAGES})
 
-_AGGREGATE_LIST = {'type': 'array', 'items': UUID, 'uniqueItems': True}
+# An aggregate is answered as it was written: any string oslo.utils
+# calls uuid-like (dashes anywhere or none, any case, braces, a urn:uuid:
+# prefix), as the reference service answers.
+AGGREGATE_UUID = {'type': 'string',
+                  'pattern': '^(urn:)?(uuid:)?[{]*(-*[0-9a-fA-F]){32}-*[}]*$'}
+_AGGREGATE_LIST = {'type': 'array', 'items': AGGREGATE_UUID,
+                   'uniqueItems': True}
 AGGREGATES = [
     ('1.1', exact({'aggregates': _AGGREGATE_LIST})),
     ('1.19', exact({'aggregates': _AGGREGATE_LIST,

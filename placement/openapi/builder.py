@@ -54,8 +54,11 @@ VERSION_HEADER = _header(
 REQUEST_ID_HEADER = _header(
     'The local request id.',
     {'type': 'string', 'pattern': '^req-[0-9a-f-]{36}$'})
-VARY_HEADER = _header('The answer depends on the microversion.',
-                      {'const': 'openstack-api-version'})
+VARY_HEADER = _header(
+    'The answer depends on the microversion (and on more, e.g. Origin '
+    'with CORS).',
+    {'type': 'string',
+     'pattern': '(^|,) *openstack-api-version *(,|$)'})
 LOCATION_HEADER = _header('The URL of the resource.', {'type': 'string'})
 LAST_MODIFIED_HEADER = _header(
     'When the resource last changed (now, for computed answers).',
@@ -244,5 +247,8 @@ def _error_response(status, description):
                                          {'type': 'string',
                                           'pattern': '^[0-9]+$'})
     schema = 'Unauthorized' if status == 401 else 'Error'
+    # JSON unless the Accept header asks for HTML or plain text only.
     return {'description': description, 'headers': headers,
-            'content': {_JSON: {'schema': {'$ref': _SCHEMA_REF % schema}}}}
+            'content': {_JSON: {'schema': {'$ref': _SCHEMA_REF % schema}},
+                        'text/html': {'schema': {'type': 'string'}},
+                        'text/plain': {'schema': {'type': 'string'}}}}
