@@ -237,7 +237,10 @@ def _named_schema(value):
 
 def _error_response(status, description):
     headers = {'OpenStack-API-Version': dict(VERSION_HEADER, required=False),
-               'Vary': dict(VARY_HEADER, required=False),
+               # Without openstack-api-version on an answer made before
+               # a version was chosen (a 401: "Vary: Origin" with CORS).
+               'Vary': _header('What the answer depends on.',
+                               {'type': 'string'}, required=False),
                'X-OpenStack-Request-Id': REQUEST_ID_HEADER}
     if status == 405:
         headers['Allow'] = _header('The methods the URL has.',
