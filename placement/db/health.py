@@ -5,8 +5,9 @@ for each probe, so that it proves the server accepts connections (and,
 behind a proxy, says which node a new connection reaches now) rather
 than reusing a pooled one, and driver timeouts of about the bound. Its
 statements (``run_probe``): ``SELECT 1``; on MySQL/MariaDB the node's
-``@@hostname`` and ``@@port`` and Galera's ``wsrep_local_state_comment``
-and ``wsrep_cluster_status`` (no rows on a server without Galera).
+``hostname``, ``port`` and ``wsrep_on``, and when Galera replicates
+(``wsrep_on`` ON) its ``wsrep_local_state_comment`` and
+``wsrep_cluster_status``.
 
 ``BoundedProbe.check`` waits at most the bound for an answer. The probe
 runs in a thread of its own; at most one runs per BoundedProbe, and a
@@ -29,6 +30,10 @@ from placement.db import retry
 
 WSREP_SYNCED = 'Synced'
 WSREP_PRIMARY = 'Primary'
+# A MariaDB server without Galera has wsrep_on OFF, and status values
+# of a provider that is not loaded (wsrep_cluster_status Disconnected).
+_VARIABLES = ("SHOW GLOBAL VARIABLES WHERE Variable_name IN "
+              "('hostname', 'port', 'wsrep_on')")
 _WSREP_STATUS = ("SHOW GLOBAL STATUS WHERE Variable_name IN "
                  "('wsrep_local_state_comment', 'wsrep_cluster_status')")
 
@@ -92,14 +97,21 @@ def run_probe(engine: sa.engine.Engine) -> Answer:
         conn.execute(sa.text('SELECT 1')).scalar()
         if engine.dialect.name != 'mysql':
             return Answer(seconds=time.monotonic() - started)
-        host, port = conn.execute(
-            sa.text('SELECT @@hostname, @@port')).one()
-        status = {name.lower(): value for name, value in
-                  conn.execute(sa.text(_WSREP_STATUS))}
-    return Answer(node='%s:%s' % (host, port),
+        variables = _values(conn, _VARIABLES)
+        status = {}
+        if variables.get('wsrep_on', '').upper() == 'ON':
+            status = _values(conn, _WSREP_STATUS)
+    return Answer(node='%s:%s' % (variables.get('hostname'),
+                                  variables.get('port')),
                   wsrep_state=status.get('wsrep_local_state_comment'),
                   cluster_status=status.get('wsrep_cluster_status'),
                   seconds=time.monotonic() - started)
+
+
+def _values(conn, statement):
+    """{lower-case name: value} of a SHOW ... VARIABLES/STATUS."""
+    return {name.lower(): value
+            for name, value in conn.execute(sa.text(statement))}
 
 
 class _Run:
