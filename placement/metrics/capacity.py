@@ -25,18 +25,16 @@ from placement.objects import capacity
 LOG = logging.getLogger(__name__)
 
 PREFIX = 'openstack_placement_'
-# (metric, help, value of a ClassCapacity)
+# (metric, the ClassCapacity field of its value); the help text is the
+# exporter's: the metric's name.
 GAUGES = (
-    ('resource_total', 'resource_total',
-     lambda row: row.total),
-    ('resource_allocation_ratio', 'resource_allocation_ratio',
-     lambda row: row.allocation_ratio),
-    ('resource_generation', 'resource_generation',
-     lambda row: row.generation),
-    ('resource_reserved', 'resource_reserved',
-     lambda row: row.reserved),
-    ('resource_usage', 'resource_usage',
-     lambda row: row.used),
+    ('resource_total', capacity.ClassCapacity._fields.index('total')),
+    ('resource_allocation_ratio',
+     capacity.ClassCapacity._fields.index('allocation_ratio')),
+    ('resource_generation',
+     capacity.ClassCapacity._fields.index('generation')),
+    ('resource_reserved', capacity.ClassCapacity._fields.index('reserved')),
+    ('resource_usage', capacity.ClassCapacity._fields.index('used')),
 )
 UP = PREFIX + 'up'
 CACHE_FILE = 'capacity.prom'
@@ -50,17 +48,21 @@ def _label(value):
 
 
 def render(rows) -> bytes:
-    """The text of the capacity gauges for ``rows`` (ClassCapacity)."""
-    labels = ['hostname="%s",resourcetype="%s"' % (
+    """The text of the capacity gauges for ``rows`` (ClassCapacity).
+
+    150,000 lines at 10,000 providers: built by concatenation, the
+    labels of a row escaped once for its five gauges.
+    """
+    labels = ['{hostname="%s",resourcetype="%s"} ' % (
         _label(row.provider_name), _label(row.resource_class))
         for row in rows]
     lines = []
-    for name, help_text, value_of in GAUGES:
+    for name, field in GAUGES:
         metric = PREFIX + name
-        lines.append('# HELP %s %s\n# TYPE %s gauge\n' % (
-            metric, help_text, metric))
-        lines.extend('%s{%s} %r\n' % (metric, label, value_of(row))
-                     for label, row in zip(labels, rows))
+        lines.append('# HELP %s %s\n# TYPE %s gauge\n' % (metric, name,
+                                                          metric))
+        lines += [metric + label + str(row[field]) + '\n'
+                  for label, row in zip(labels, rows)]
     return ''.join(lines).encode('utf-8')
 
 
