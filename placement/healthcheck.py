@@ -69,6 +69,10 @@ def answer_reason(answer: health.Answer) -> str:
     return state
 
 
+def _no_database():
+    raise health.NoAnswer('no database configured')
+
+
 class DatabaseHealthcheck(pluginbase.HealthcheckBaseExtension):
     """The ``placement_database`` backend: the database answers a probe
     within ``[healthcheck] database_timeout`` seconds (and, on Galera,
@@ -78,10 +82,12 @@ class DatabaseHealthcheck(pluginbase.HealthcheckBaseExtension):
         super().__init__(oslo_conf, conf)
         group = oslo_conf.placement_database
         bound = oslo_conf.healthcheck.database_timeout
-        engine = health.probe_engine(group.connection, bound,
-                                     group.connection_parameters)
-        self._probe = health.BoundedProbe(
-            lambda: health.run_probe(engine), bound)
+        self._probe = health.BoundedProbe(_no_database, bound)
+        if group.connection:
+            engine = health.probe_engine(group.connection, bound,
+                                         group.connection_parameters)
+            self._probe = health.BoundedProbe(
+                lambda: health.run_probe(engine), bound)
 
     def healthcheck(self, server_port):
         try:

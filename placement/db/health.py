@@ -155,6 +155,8 @@ class BoundedProbe:
                 run.start()
         if not run.done.wait(self.bound):
             raise NoAnswer('no answer within %g s' % self.bound)
+        if isinstance(run.error, NoAnswer):
+            raise run.error
         if run.error is not None:
             raise NoAnswer(_reason(run.error), detail=_one_line(run.error))
         return run.answer

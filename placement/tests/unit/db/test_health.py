@@ -2,8 +2,10 @@
 import threading
 import unittest
 
+from oslo_config import cfg
 import sqlalchemy as sa
 
+from placement import conf as placement_conf
 from placement.db import health
 from placement import healthcheck
 
@@ -73,3 +75,14 @@ class ProbeTest(unittest.TestCase):
         engine = health.probe_engine('sqlite:///x.db', 1.0, 'timeout=3')
         self.assertEqual('3', engine.url.query['timeout'])
         self.assertIsInstance(engine.pool, sa.pool.NullPool)
+
+
+class NoDatabaseTest(unittest.TestCase):
+
+    def test_a_service_without_a_database_url_is_unavailable(self):
+        conf = cfg.ConfigOpts()
+        placement_conf.register_opts(conf)
+        conf([], project='placement', default_config_files=[])
+        result = healthcheck.DatabaseHealthcheck(conf, {}).healthcheck(80)
+        self.assertFalse(result.available)
+        self.assertEqual('no database configured', result.reason)
