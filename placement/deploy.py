@@ -2,20 +2,35 @@
 
 The middleware order, outermost first, and why:
 
-1. request id (``requestlog.RequestId``, oslo.middleware's as plain WSGI):
+0. proxy headers (only when ``[oslo_middleware]
+   enable_proxy_headers_parsing``): the scheme and host the client used.
+1. ``/healthcheck`` (``placement.healthcheck``, oslo.middleware's): for
+   load balancers and probes, so outside auth (no token) and outside the
+   request log and metrics (a probe every few seconds is not traffic).
+2. request metrics (only when ``[metrics] enabled``): counts and times
+   every other request, the 401s of auth included.
+3. request id (``requestlog.RequestId``, oslo.middleware's as plain WSGI):
    every response, even a 401 or a 500, carries ``x-openstack-request-id``;
    a valid caller id is kept as the global id.
-2. request log: one access line per request, with the final status; also
+4. request log: one access line per request, with the final status; also
    makes JSON the default Accept so error bodies default to JSON.
-3. CORS (only when ``[cors] allowed_origin`` is set): outside auth, so a
+5. CORS (only when ``[cors] allowed_origin`` is set): outside auth, so a
    browser's preflight needs no token.
-4. auth: keystonemiddleware's auth_token or noauth2; ``/`` bypasses it.
-5. context: the RequestContext from the identity headers (401 if none).
-6. microversion: negotiates and stamps the version on every response the
-   inner layers produce, including 500s.
-7. fault wrap: an uncaught exception becomes a logged JSON 500.
-8. dispatch (``handler.PlacementHandler``).
+6. ``/metrics`` when ``[metrics] allow_anonymous``: no token needed.
+7. auth: keystonemiddleware's auth_token or noauth2; ``/`` bypasses it.
+8. context: the RequestContext from the identity headers (401 if none).
+9. ``/metrics`` (when enabled, not anonymous): the caller's context must
+   pass the ``placement:metrics`` rule.
+10. microversion: negotiates and stamps the version on every response the
+    inner layers produce, including 500s.
+11. fault wrap: an uncaught exception becomes a logged JSON 500.
+12. dispatch (``handler.PlacementHandler``).
+
+The health check costs each process about 3 MiB (importing
+oslo.middleware loads all of its middleware), shared between the
+workers of a prefork server, which fork after loading the application.
 """
+import functools
 import os
 
 from oslo_log import log as logging
@@ -26,6 +41,7 @@ from placement.db import migration
 from placement import errors
 from placement import fault_wrap
 from placement import handler
+from placement import healthcheck
 from placement import microversion
 from placement.objects import standards
 from placement import policy
@@ -43,6 +59,7 @@ CORS_EXPOSE_HEADERS = [
     'X-Service-Token', 'OpenStack-API-Version',
 ]
 CORS_ALLOW_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
+METRICS_PATH = '/metrics'
 
 
 # The option groups of oslo.middleware's CORS and proxy headers parsing.
@@ -100,19 +117,58 @@ def _proxy_headers(app, conf):
     return app
 
 
+class OnPath:
+    """Send the requests for one path to ``app``, the rest to ``other``."""
+
+    def __init__(self, path, app, other):
+        self.path, self.app, self.other = path, app, other
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO') == self.path:
+            return self.app(environ, start_response)
+        return self.other(environ, start_response)
+
+
+def _metrics_setup(conf, db):
+    """The /metrics application and the request metrics middleware, or
+    (None, None) when ``[metrics] enabled`` is False. The multiprocess
+    directory is prepared before prometheus_client is first imported."""
+    if not conf.metrics.enabled:
+        return None, None
+    from placement.metrics import process
+    directory = process.prepare(conf)
+    from placement.metrics import database
+    from placement.metrics import endpoint
+    from placement.metrics import middleware
+    database.install(db)
+    middleware.initialize()
+    scrape = endpoint.MetricsApp(
+        db, conf, directory, authorize=not conf.metrics.allow_anonymous)
+    return scrape, functools.partial(middleware.RequestMetrics,
+                                     route_of=handler.route_template)
+
+
 def build_app(conf, db, enforcer):
     """The middleware stack around dispatch (see the module docstring)."""
+    scrape, request_metrics = _metrics_setup(conf, db)
     app = handler.PlacementHandler()
     app = fault_wrap.FaultWrapper(app)
     app = microversion.MicroversionMiddleware(
         app, errors.json_error_formatter)
+    if scrape is not None and scrape.authorize:
+        app = OnPath(METRICS_PATH, scrape, app)
     app = auth.PlacementContext(app, conf, db, enforcer)
     app = _auth(app, conf)
+    if scrape is not None and not scrape.authorize:
+        app = OnPath(METRICS_PATH, scrape, app)
     with_middleware = _middleware_configured(conf)
     if with_middleware:
         app = _cors(app, conf)
     app = requestlog.RequestLog(app)
     app = requestlog.RequestId(app)
+    if request_metrics is not None:
+        app = request_metrics(app)
+    app = OnPath(healthcheck.PATH, healthcheck.build(app, conf), app)
     if with_middleware:
         app = _proxy_headers(app, conf)
     return app

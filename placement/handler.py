@@ -24,6 +24,7 @@ from placement.handlers import root
 from placement.handlers import trait
 from placement.handlers import usage
 from placement import microversion
+from placement import observe
 from placement import util
 from placement import wsgi_wrapper
 
@@ -201,6 +202,12 @@ _STATIC_ROUTES = {route.template: route for route in ROUTES
                   if '{' not in route.template}
 
 
+def route_template(environ):
+    """The template of the route matching the request's path, or None."""
+    route, _args = _match(_path(environ))
+    return route.template if route is not None else None
+
+
 def _match(path):
     if path is None:
         return None, None
@@ -237,6 +244,7 @@ class PlacementHandler:
         if route is None:
             req.environ[microversion.NO_VARY_KEY] = True
             raise webob.exc.HTTPNotFound()
+        observe.route(req.environ, route.template)
         handler = route.select(req.method, util.version(req))
         req.environ['wsgiorg.routing_args'] = ((), args)
         try:
@@ -255,4 +263,5 @@ class PlacementHandler:
             raise util.concurrent_update(exc)
         except exception.DatabaseUnavailable as exc:
             LOG.warning('Answering 503: %s', exc.reason)
+            observe.unavailable(req.environ, exc)
             raise util.database_unavailable(exc)

@@ -4,6 +4,8 @@ from oslo_config import cfg
 from placement.conf import api
 from placement.conf import base
 from placement.conf import database
+from placement.conf import healthcheck
+from placement.conf import metrics
 from placement.conf import paths
 from placement.conf import placement
 from placement.conf import workarounds
@@ -14,7 +16,8 @@ def list_opts():
     from placement import policy as placement_policy
 
     merged = {}
-    for module in (base, paths, api, placement, database, workarounds):
+    for module in (base, paths, api, placement, database, workarounds,
+                   healthcheck, metrics):
         for group, opts in module.list_opts().items():
             key = group if isinstance(group, str) else group.name
             merged.setdefault(key, (group, []))[1].extend(opts)
@@ -31,6 +34,8 @@ def set_lib_defaults():
     service really runs with.
     """
     from placement import deploy
+    from placement import healthcheck
     from placement import policy
     deploy.set_cors_defaults()
+    healthcheck.set_defaults()
     policy.register_opts(cfg.CONF)

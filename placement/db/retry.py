@@ -43,6 +43,18 @@ class Failure(enum.Enum):
     DUPLICATE = 'duplicate key'
 
 
+# Called with the Failure of each failed attempt that is to be run
+# again, just before the backoff wait: how the service metrics count retries
+# and notice fail-overs without this package knowing of them. A
+# callback must be quick and must not raise.
+OBSERVERS = []
+
+
+def _notify(failure):
+    for observer in OBSERVERS:
+        observer(failure)
+
+
 # MySQL / MariaDB error numbers (server and client side).
 MYSQL_ERRORS = {
     1205: Failure.RACE,          # Lock wait timeout exceeded
@@ -256,6 +268,7 @@ class _Attempts:
         LOG.info('Database operation failed (%s: %s); attempt %d in '
                  '%.3f s', failure.value, _driver_error(cause),
                  self.count + 2, delay)
+        _notify(failure)
         time.sleep(delay)
         self.count += 1
 

@@ -13,6 +13,7 @@ from placement import errors
 from placement import exception
 from placement.handlers import querystring
 from placement import microversion
+from placement import observe
 from placement.objects import allocation_candidate as ac_obj
 from placement.objects import gc_pause
 from placement.objects import candidate_explain
@@ -310,21 +311,24 @@ def _find(ctx, query, mv):
         raise unknown_name_error(exc)
 
 
-def _log_why_empty(request_id, ctx, query, gathered):
+def _log_why_empty(request_id, ctx, query, gathered, observer=None):
     """Log one INFO line saying why the answer is empty, for the operator
-    who greps the request id of Nova's "No valid host". Run after the
-    response was sent (util.after_response); from what the request read.
-    A failure here is logged at DEBUG and goes no further.
+    who greps the request id of Nova's "No valid host", and count its
+    reasons when metrics are on (``observer``, see placement.observe).
+    Run after the response was sent (util.after_response); from what the
+    request read. A failure here is logged at DEBUG and goes no further.
     """
     try:
-        why = candidate_explain.summary_of(ctx, query, gathered,
-                                           solver_options(ctx.config))
+        why = candidate_explain.why_empty(ctx, query, gathered,
+                                          solver_options(ctx.config))
     except Exception:
         LOG.debug('Could not explain the empty answer of %s', request_id,
                   exc_info=True)
         return
     LOG.info('No allocation candidates for request %s: %s', request_id,
-             why)
+             why.summary)
+    if observer is not None:
+        observer.empty_reasons(why.reasons)
 
 
 @microversion.since('1.10')
@@ -341,11 +345,12 @@ def list_allocation_candidates(req):
         result = _find(ctx, query, mv)
         resp = util.encoded_json_response(
             req, mv, _render(result, mv, querystring.listing_order(params)))
+        observe.candidates(req.environ, bool(result.candidates))
         if not result.candidates:
             # Before the headers are ordered: it sets Content-Length again.
             util.after_response(resp, functools.partial(
                 _log_why_empty, req.environ.get(errors.REQUEST_ID_KEY),
-                ctx, query, result.gathered))
+                ctx, query, result.gathered, observe.observer(req.environ)))
         util.order_headers(resp, util.ORDER_CACHE_FIRST)
         # Freed before the collector resumes: otherwise its next pass
         # walks every object of the answer (~0.6 ms for 250 candidates).

@@ -69,11 +69,27 @@ def summary_of(ctx, query, gathered, options):
     candidate, so the solver is not run again. Equal to the summary of
     ``explain`` on the same data.
     """
+    return why_empty(ctx, query, gathered, options).summary
+
+
+@dataclasses.dataclass(frozen=True)
+class WhyEmpty:
+    """Why an answer is empty: the one-line summary (summary_of) and
+    {step kind: trees it removed} (reasons.reason_kinds)."""
+    summary: str
+    reasons: dict
+
+
+@db_api.operation
+def why_empty(ctx, query, gathered, options) -> WhyEmpty:
+    """The WhyEmpty of an empty answer; reads as summary_of does."""
     with gc_pause.no_cyclic_gc():
         with db_api.reader(ctx) as conn:
             snapshot = _completed_snapshot(conn, query, gathered)
-        return reasons.summary(explain_mod.explain(snapshot, query,
-                                                   options, solved=()))
+        explanation = explain_mod.explain(snapshot, query, options,
+                                          solved=())
+        return WhyEmpty(reasons.summary(explanation),
+                        reasons.reason_kinds(explanation))
 
 
 def _completed_snapshot(conn, query, gathered):

@@ -10,6 +10,7 @@ from placement.policies import allocation
 from placement.policies import allocation_candidate
 from placement.policies import base
 from placement.policies import inventory
+from placement.policies import metrics
 from placement.policies import reshaper
 from placement.policies import resource_class
 from placement.policies import resource_provider
@@ -17,7 +18,7 @@ from placement.policies import trait
 from placement.policies import usage
 
 MODULES = (base, resource_provider, resource_class, inventory, aggregate,
-           usage, trait, allocation, allocation_candidate, reshaper)
+           usage, trait, allocation, allocation_candidate, reshaper, metrics)
 
 
 def list_rules():

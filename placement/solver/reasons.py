@@ -121,6 +121,19 @@ def reason_counts(explanation):
     return [(phrase, count) for _, _, phrase, count in ranked]
 
 
+def reason_kinds(explanation):
+    """{step kind: trees it removed}, e.g. {'inventory': 3, 'capacity':
+    1}: the reasons of an explanation without their subjects, a small
+    fixed set of names (the metrics' labels)."""
+    kinds = collections.Counter()
+    for position, at in explanation.reasons.values():
+        if position is None:
+            kinds[at] += 1
+        else:
+            kinds[explanation.funnels[position].steps[at].kind] += 1
+    return dict(kinds)
+
+
 def _rank(explanation, position, at):
     if position is None:
         kinds = [r.step.kind for r in explanation.cross]

@@ -19,15 +19,7 @@ sampled on node 0, and every node must hold the same rows afterwards.
 SQLite is skipped: it serializes writers and proves nothing here.
 """
 import contextlib
-import http.client
 import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -40,6 +32,7 @@ from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 from placement.tests.functional.fixtures import concurrency
 from placement.tests.functional.fixtures import galera_backend
+from placement.tests.functional.fixtures import uwsgi
 
 PROVIDERS = 3
 VCPU_PER_PROVIDER = 6
@@ -388,71 +381,13 @@ class _ReshapeRace:
 
 
 def _http(port, method, path, body=None):
-    conn = http.client.HTTPConnection('127.0.0.1', port, timeout=120)
-    try:
-        payload = json.dumps(body) if body is not None else None
-        conn.request(method, path, body=payload, headers=HEADERS)
-        resp = conn.getresponse()
-        return resp.status, resp.read().decode('utf-8')
-    finally:
-        conn.close()
+    status, text, _headers = uwsgi.http(port, method, path, body, HEADERS)
+    return status, text
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
-@contextlib.contextmanager
 def _uwsgi(database_url, processes=4, threads=4, env=None):
     """Serve placement.wsgi.api:application from uwsgi worker processes."""
-    uwsgi = os.path.join(os.path.dirname(sys.executable), 'uwsgi')
-    if not os.path.exists(uwsgi):
-        raise unittest.SkipTest('uwsgi is not installed')
-    config_dir = tempfile.mkdtemp(prefix='placement-uwsgi-')
-    open(os.path.join(config_dir, 'placement.conf'), 'w').close()
-    port = _free_port()
-    env = dict(os.environ,
-               OS_PLACEMENT_CONFIG_DIR=config_dir,
-               OS_PLACEMENT_DATABASE__CONNECTION=database_url,
-               OS_API__AUTH_STRATEGY='noauth2', **(env or {}))
-    log = open(os.path.join(config_dir, 'uwsgi.log'), 'w')
-    proc = subprocess.Popen(
-        [uwsgi, '--master', '--http-socket', '127.0.0.1:%d' % port,
-         '--module', 'placement.wsgi.api:application',
-         '--processes', str(processes), '--threads', str(threads),
-         '--need-app', '--die-on-term', '--lazy-apps',
-         '--home', os.path.dirname(os.path.dirname(sys.executable))],
-        env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        _wait_for(port, proc, config_dir)
-        yield port
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        shutil.rmtree(config_dir, ignore_errors=True)
-
-
-def _wait_for(port, proc, config_dir):
-    # Four workers importing the app can take a while on a busy machine.
-    for _ in range(600):
-        if proc.poll() is not None:
-            break
-        try:
-            status, _ = _http(port, 'GET', '/')
-            if status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    with open(os.path.join(config_dir, 'uwsgi.log')) as log:
-        raise RuntimeError('uwsgi did not start (exit status %s):\n%s' % (
-            proc.poll(), log.read()[-3000:]))
+    return uwsgi.serve(database_url, processes, threads, env)
 
 
 class MySQLConcurrencyTest(_ConcurrencyBase, unittest.TestCase):

@@ -28,6 +28,7 @@ import unittest
 import uuid
 
 from placement.db import api as db_api
+from placement.db import health
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import backends
 from placement.tests.functional.fixtures import galera
@@ -126,6 +127,28 @@ class GaleraClusterTest(unittest.TestCase):
 
     def test_haproxy_round_robin_node_frozen(self):
         self._scenario('haproxy-roundrobin-freeze')
+
+    def test_health_probe_names_each_node_and_its_state(self):
+        """/healthcheck's database probe: the node that answered, Synced
+        and Primary; a frozen node gets its bounded no-answer."""
+        engines = []
+        for node in self.cluster.nodes:
+            engine = health.probe_engine(
+                self.cluster.url(node.index, self.database), 2.0)
+            engines.append(engine)
+            answer = health.run_probe(engine)
+            self.assertTrue(answer.is_galera)
+            self.assertTrue(answer.is_ready, answer)
+            self.assertTrue(answer.node.endswith(':%d' % node.port), answer)
+        self.cluster.freeze(2)
+        try:
+            probe = health.BoundedProbe(
+                lambda: health.run_probe(engines[2]), 2.0)
+            with self.assertRaises(health.NoAnswer) as caught:
+                probe.check()
+            self.assertIn('no answer within', caught.exception.reason)
+        finally:
+            self.cluster.thaw(2)
 
     def test_read_your_writes_across_nodes(self):
         """With wsrep_sync_wait on, a claim made through the host on

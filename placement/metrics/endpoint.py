@@ -1,0 +1,64 @@
+"""``GET /metrics``: the service metrics of every worker, then the
+capacity metrics, in Prometheus' text format (version 0.0.4).
+
+Behind authentication, the caller must pass the ``placement:metrics``
+policy rule (403 otherwise, with placement's JSON error body); with
+``[metrics] allow_anonymous`` the application sits in front of
+authentication and answers anyone.
+"""
+import webob.exc
+
+from placement import exception
+from placement.metrics import capacity
+from placement import observe
+from placement.policies import metrics as policies
+from placement import util
+from placement import wsgi_wrapper
+
+PATH = '/metrics'
+CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
+
+
+def _service_registry(directory):
+    from prometheus_client import multiprocess
+    import prometheus_client
+    registry = prometheus_client.CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=directory)
+    return registry
+
+
+class MetricsApp:
+    """The /metrics WSGI application (see the module docstring)."""
+
+    def __init__(self, db, conf, directory, authorize=True):
+        self.registry = _service_registry(directory)
+        self.capacity = capacity.CapacityMetrics(
+            db, directory, conf.metrics.capacity_cache_seconds)
+        self.authorize = authorize
+
+    def __call__(self, environ, start_response):
+        observe.route(environ, PATH)
+        if environ['REQUEST_METHOD'] not in ('GET', 'HEAD'):
+            return self._error(webob.exc.HTTPMethodNotAllowed(
+                'The method specified is not allowed for this resource.',
+                headers={'allow': 'GET, HEAD'}), environ, start_response)
+        if self.authorize:
+            try:
+                environ[util.CONTEXT_KEY].authorize(policies.METRICS)
+            except exception.PolicyNotAuthorized as exc:
+                return self._error(webob.exc.HTTPForbidden(str(exc)),
+                                   environ, start_response)
+        body = self.text()
+        start_response('200 OK', [('Content-Type', CONTENT_TYPE),
+                                  ('Content-Length', str(len(body)))])
+        return [] if environ['REQUEST_METHOD'] == 'HEAD' else [body]
+
+    def text(self) -> bytes:
+        """The whole exposition: service metrics, then capacity."""
+        import prometheus_client
+        return (prometheus_client.generate_latest(self.registry)
+                + self.capacity.text())
+
+    @staticmethod
+    def _error(exc, environ, start_response):
+        return wsgi_wrapper.attach_formatter(exc)(environ, start_response)
