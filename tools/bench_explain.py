@@ -6,7 +6,7 @@ database given with ``--db`` (the schema is created when missing), then
 reports, median of ``--repeat`` runs, wall and this process's CPU time
 (steadier on a busy host) and the SQL statements run:
 
-- ``explain``: objects.candidate_explain.explain, what
+- ``explain``: objects.candidates.explain.explain, what
   ``placement-manage allocation_candidates explain`` does after parsing;
 - ``response``: GET /allocation_candidates through the whole WSGI
   application, up to the last byte of the body: what the client waits
@@ -37,7 +37,7 @@ import bench_candidates  # noqa: E402
 from placement import deploy  # noqa: E402
 from placement.handlers import querystring  # noqa: E402
 from placement import microversion  # noqa: E402
-from placement.objects import candidate_explain  # noqa: E402
+from placement.objects.candidates import explain as candidate_explain  # noqa: E402
 from placement.solver import model  # noqa: E402
 from placement.solver import reasons  # noqa: E402
 from placement.tests.functional.fixtures import app as app_fixture  # noqa
