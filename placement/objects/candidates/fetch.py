@@ -7,6 +7,7 @@ transaction and return plain data; they never begin or commit.
 """
 import typing
 
+from placement.db import packed_rows
 from placement.objects.candidates import memory
 from placement.objects.candidates import plan as plan_mod
 from placement.objects.candidates import statements
@@ -31,7 +32,7 @@ def fetch_lookups(conn, query) -> plan_mod.Lookups:
     """
     stmt = statements.lookups_stmt(bool(query.trait_names),
                                    bool(query.aggregate_uuids))
-    rows = conn.execute(stmt, statements.lookups_params(query))
+    rows = packed_rows.read_rows(conn, stmt, statements.lookups_params(query))
     return plan_mod.lookups_from_rows(rows, query)
 
 
@@ -52,7 +53,8 @@ def fetch_range_end(conn, plan, low, size):
 
 def fetch_viable_roots(conn, plan):
     """The ids of every viable root, in id order."""
-    return conn.execute(statements.viable_roots_stmt(plan)).scalars().all()
+    return sorted(row[0] for row in packed_rows.read_rows(
+        conn, statements.viable_roots_stmt(plan)))
 
 
 def _chunk_params(chunk):
@@ -70,10 +72,13 @@ def fetch_snapshot(conn, plan, chunk, lookups, store) -> Read:
     aggregate links.
     """
     params = _chunk_params(chunk)
-    rows = conn.execute(statements.providers_stmt(plan, chunk.kind),
-                        params).all()
-    usage = {(rp_id, rc_id): int(used) for rp_id, rc_id, used in
-             conn.execute(statements.usage_stmt(plan, chunk.kind), params)}
+    rows, usage = [], {}
+    for row in packed_rows.read_rows(
+            conn, statements.state_stmt(plan, chunk.kind), params):
+        if row[0] == statements.PROVIDER:
+            rows.append(row[1:-2])
+        else:
+            usage[(row[1], row[-2])] = row[-1]
     providers = _providers(rows, plan.flat)
     entries = memory.entries(conn, store, rows)
     inventories = _inventories(entries, usage, lookups.class_names)
@@ -118,6 +123,9 @@ def _inventories(entries, usage, class_names):
     """
     inventory = _inventory_maker(usage)
     in_use = {rp_id for rp_id, _ in usage}
+    # A class made after the lookups were read (PostgreSQL reads each
+    # statement in a snapshot of its own) was not asked for: not listed.
+    known = class_names.__contains__
     inventories, alike, unused = {}, {}, {}
     for rp_id, entry in entries.items():
         rows = entry.inventories
@@ -128,10 +136,10 @@ def _inventories(entries, usage, class_names):
             if found is None:
                 found = unused[id(rows)] = {
                     class_names[row[0]]: inventory(rp_id, *row)
-                    for row in rows}
+                    for row in rows if known(row[0])}
         else:
             found = {class_names[row[0]]: inventory(rp_id, *row)
-                     for row in rows}
+                     for row in rows if known(row[0])}
             key = tuple([(rc, id(inv)) for rc, inv in found.items()])
             found = alike.setdefault(key, found)
         inventories[rp_id] = found
@@ -163,7 +171,7 @@ def _links(conn, plan, chunk, params):
         return {}
     names = {agg_id: name for name, agg_id in plan.link_aggregates}
     found = {}
-    for rp_id, agg_id in conn.execute(stmt, params):
+    for rp_id, agg_id in packed_rows.read_rows(conn, stmt, params):
         found.setdefault(rp_id, set()).add(names[agg_id])
     return {rp_id: frozenset(items) for rp_id, items in found.items()}
 

@@ -261,34 +261,46 @@ def in_scope(plan, kind):
 
 # --- the reads of a chunk ---------------------------------------------------
 
-@functools.lru_cache(maxsize=CACHED)
-def providers_stmt(plan, kind):
-    """SELECT rp.id, rp.uuid, rp.generation[, rp.parent_provider_id,
-    rp.root_provider_id] FROM resource_providers rp WHERE <in_scope>
-
-    Flat plans do not read the tree columns.
-    """
-    columns = [_RP.c.id, _RP.c.uuid, _RP.c.generation]
-    if not plan.flat:
-        columns += [_RP.c.parent_provider_id, _RP.c.root_provider_id]
-    return sa.select(*columns).where(in_scope(plan, kind))
+PROVIDER, USAGE = 'p', 'u'
 
 
 @functools.lru_cache(maxsize=CACHED)
-def usage_stmt(plan, kind):
-    """SELECT a.resource_provider_id, a.resource_class_id, SUM(a.used)
+def state_stmt(plan, kind):
+    """The providers of a chunk and their usage, as rows of two kinds
+    (the first column), each column with one meaning:
+
+    SELECT 'p', rp.id, rp.uuid, rp.generation[, rp.parent_provider_id,
+           rp.root_provider_id], NULL, NULL
+    FROM resource_providers rp WHERE <in_scope>
+    UNION ALL
+    SELECT 'u', a.resource_provider_id, NULL, NULL[, NULL, NULL],
+           a.resource_class_id, CAST(SUM(a.used) AS INTEGER)
     FROM allocations a
     JOIN resource_providers rp ON rp.id = a.resource_provider_id
     WHERE <in_scope> GROUP BY a.resource_provider_id, a.resource_class_id
+
+    One statement, not two: a round trip and a driver call fewer per
+    chunk. Flat plans do not read the tree columns.
     """
-    return (sa.select(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id,
-                      sa.func.sum(_ALLOC.c.used))
-            .select_from(_ALLOC.join(
-                _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
-            .where(in_scope(plan, kind))
-            .group_by(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id))
+    def kind_of(letter):
+        return sa.literal_column("'%s'" % letter).label('kind')
+    no_id, no_text = sa.cast(sa.null(), sa.Integer), sa.cast(
+        sa.null(), sa.String)
+    tree = [] if plan.flat else [_RP.c.parent_provider_id,
+                                 _RP.c.root_provider_id]
+    where = in_scope(plan, kind)
+    providers = sa.select(kind_of(PROVIDER), _RP.c.id, _RP.c.uuid,
+                          _RP.c.generation, *tree, no_id, no_id).where(where)
+    usage = (sa.select(kind_of(USAGE), _ALLOC.c.resource_provider_id,
+                       no_text, no_id, *[no_id] * len(tree),
+                       _ALLOC.c.resource_class_id,
+                       sa.cast(sa.func.sum(_ALLOC.c.used), sa.Integer))
+             .select_from(_ALLOC.join(
+                 _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
+             .where(where)
+             .group_by(_ALLOC.c.resource_provider_id,
+                       _ALLOC.c.resource_class_id))
+    return sa.union_all(providers, usage)
 
 
 @functools.lru_cache(maxsize=CACHED)

@@ -47,8 +47,8 @@ class TestPlan(unittest.TestCase):
         lookups = _lookups()
         first = plan_mod.plan_for(_query(1), lookups)
         second = plan_mod.plan_for(_query(3), lookups)
-        self.assertIs(statements.providers_stmt(first, plan_mod.RANGE),
-                      statements.providers_stmt(second, plan_mod.RANGE))
+        self.assertIs(statements.state_stmt(first, plan_mod.RANGE),
+                      statements.state_stmt(second, plan_mod.RANGE))
 
     def test_required_traits_of_every_group_must_be_in_the_tree(self):
         trait = model.TraitFilter(required=frozenset({'T3'}))
@@ -94,21 +94,21 @@ class TestStatements(unittest.TestCase):
 
     def test_every_root_checks_all_traits_in_one_grouped_subquery(self):
         found = plan_mod.plan_for(_query(), _lookups())
-        text = _sql(statements.providers_stmt(found, plan_mod.EVERY))
+        text = _sql(statements.state_stmt(found, plan_mod.EVERY))
         self.assertEqual(1, text.count('HAVING count(DISTINCT'))
 
     def test_a_chunk_of_roots_checks_each_trait_on_its_own(self):
         # Grouping would read the links of every tree, whatever the
         # chunk: a limit would no longer bound the work.
         found = plan_mod.plan_for(_query(), _lookups())
-        text = _sql(statements.providers_stmt(found, plan_mod.RANGE))
+        text = _sql(statements.state_stmt(found, plan_mod.RANGE))
         self.assertNotIn('HAVING', text)
         self.assertIn('root_provider_id > %s', text)
 
     def test_listed_roots_are_one_expanding_parameter(self):
         found = plan_mod.plan_for(_query(), _lookups())
         for dialect in (mysql.dialect(), postgresql.dialect()):
-            text = _sql(statements.usage_stmt(found, plan_mod.LISTED),
+            text = _sql(statements.state_stmt(found, plan_mod.LISTED),
                         dialect)
             self.assertIn('__[POSTCOMPILE_root_ids]', text)
 
@@ -117,7 +117,10 @@ class TestStatements(unittest.TestCase):
         other = plan_mod.plan_for(_query(), plan_mod.Lookups(
             CLASSES, {'T1': 11, 'T2': 12}, {}, has_nested=True))
         self.assertNotEqual(one, other)
-        for build in (statements.providers_stmt, statements.usage_stmt):
+        for kind in (plan_mod.EVERY, plan_mod.RANGE, plan_mod.LISTED):
             self.assertEqual(
-                _sql(build(one, plan_mod.RANGE), postgresql.dialect()),
-                _sql(build(other, plan_mod.RANGE), postgresql.dialect()))
+                _sql(statements.state_stmt(one, kind), postgresql.dialect()),
+                _sql(statements.state_stmt(other, kind),
+                     postgresql.dialect()))
+        self.assertEqual(_sql(statements.range_end_stmt(one)),
+                         _sql(statements.range_end_stmt(other)))
