@@ -12,7 +12,7 @@ reports, median of ``--repeat`` runs, wall and this process's CPU time
   application, up to the last byte of the body: what the client waits
   for;
 - ``log line``: what runs after that, when the server closes the body of
-  an empty answer (candidate_explain.summary_of: the rest of the reads
+  an empty answer (candidate_explain.why_empty: the reads
   and the funnel); nothing for a non-empty answer;
 - ``log line, before``: the same summary computed the way it was before
   it reused the request's reads: a whole explanation (reads of every

@@ -14,6 +14,7 @@ import typing
 
 from placement.db import api as db_api
 from placement.objects.candidates import gather as gather_mod
+from placement.objects.candidates import gc_pause
 from placement.solver import explain as explain_mod
 from placement.solver import model
 from placement.solver import reasons as reasons_mod
@@ -52,14 +53,21 @@ def _gather_everything(ctx, query, options):
     return part
 
 
+def _explained(ctx, query, options, solved=None):
+    """(Explanation of ``query``, what gather read)."""
+    with gc_pause.no_cyclic_gc():
+        part = _gather_everything(ctx, query, options)
+        return explain_mod.explain(part.snapshot, query, options,
+                                   solved), part
+
+
 @db_api.operation
 def explain(ctx, query: model.CandidateQuery,
             options: model.SolverOptions, provider_uuids=()) -> Result:
     """The Result of ``query`` over the database of ``ctx`` (a context or
     a db_api.Database); one read transaction.
     """
-    part = _gather_everything(ctx, query, options)
-    explanation = explain_mod.explain(part.snapshot, query, options)
+    explanation, part = _explained(ctx, query, options)
     by_uuid = {p.uuid: p.id for p in part.snapshot.providers.values()}
     found = []
     for rp_uuid in provider_uuids:
@@ -79,9 +87,7 @@ def why_empty(ctx, query: model.CandidateQuery,
     empty (the solver is not run again); one read transaction. Its
     summary equals ``explain``'s on the same data.
     """
-    part = _gather_everything(ctx, query, options)
-    explanation = explain_mod.explain(part.snapshot, query, options,
-                                      solved=())
+    explanation, _ = _explained(ctx, query, options, solved=())
     return EmptyAnswer(reasons_mod.summary(explanation),
                        _reason_kinds(explanation))
 
