@@ -36,8 +36,12 @@ PACKING_DIALECTS = ('mysql',)
 @functools.lru_cache(maxsize=512)
 def _packed(stmt):
     inner = stmt.subquery('packed')
+    columns = list(inner.c)
+    if len({column.key for column in columns}) != len(columns):
+        # Two columns of one name would be one column of the subquery.
+        raise ValueError('read_rows needs a name per column: %s' % stmt)
     return sa.select(sa.func.count(),
-                     sa.func.json_arrayagg(sa.func.json_array(*inner.c)))
+                     sa.func.json_arrayagg(sa.func.json_array(*columns)))
 
 
 def _parsed(count, text):

@@ -284,17 +284,22 @@ def state_stmt(plan, kind):
     """
     def kind_of(letter):
         return sa.literal_column("'%s'" % letter).label('kind')
-    no_id, no_text = sa.cast(sa.null(), sa.Integer), sa.cast(
-        sa.null(), sa.String)
+
+    def none(name, type_=sa.Integer):
+        # Labelled: each column of the UNION keeps a name of its own.
+        return sa.cast(sa.null(), type_).label(name)
     tree = [] if plan.flat else [_RP.c.parent_provider_id,
                                  _RP.c.root_provider_id]
     where = in_scope(plan, kind)
     providers = sa.select(kind_of(PROVIDER), _RP.c.id, _RP.c.uuid,
-                          _RP.c.generation, *tree, no_id, no_id).where(where)
+                          _RP.c.generation, *tree, none('resource_class_id'),
+                          none('used')).where(where)
     usage = (sa.select(kind_of(USAGE), _ALLOC.c.resource_provider_id,
-                       no_text, no_id, *[no_id] * len(tree),
+                       none('uuid', sa.String), none('generation'),
+                       *[none(column.name) for column in tree],
                        _ALLOC.c.resource_class_id,
-                       sa.cast(sa.func.sum(_ALLOC.c.used), sa.Integer))
+                       sa.cast(sa.func.sum(_ALLOC.c.used),
+                               sa.Integer).label('used'))
              .select_from(_ALLOC.join(
                  _RP, _RP.c.id == _ALLOC.c.resource_provider_id))
              .where(where)

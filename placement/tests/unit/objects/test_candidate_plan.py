@@ -94,8 +94,8 @@ class TestStatements(unittest.TestCase):
 
     def test_every_root_checks_all_traits_in_one_grouped_subquery(self):
         found = plan_mod.plan_for(_query(), _lookups())
-        text = _sql(statements.state_stmt(found, plan_mod.EVERY))
-        self.assertEqual(1, text.count('HAVING count(DISTINCT'))
+        providers = statements.state_stmt(found, plan_mod.EVERY).selects[0]
+        self.assertEqual(1, _sql(providers).count('HAVING count(DISTINCT'))
 
     def test_a_chunk_of_roots_checks_each_trait_on_its_own(self):
         # Grouping would read the links of every tree, whatever the
