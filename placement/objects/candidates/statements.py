@@ -63,42 +63,54 @@ def lookups_stmt(with_traits, with_aggregates):
     """
     rc, trait = models.resource_classes, models.traits
     agg = models.placement_aggregates
+    arms = [sa.select(_kind('c'), rc.c.id, rc.c.name, _NO_ID)]
+    if with_traits:
+        arms.append(sa.select(_kind('t'), trait.c.id, trait.c.name, _NO_ID)
+                    .where(trait.c.name.in_(
+                        sa.bindparam('trait_names', expanding=True))))
+    if with_aggregates:
+        arms.append(sa.select(_kind('a'), agg.c.id, agg.c.uuid, _NO_ID)
+                    .where(agg.c.uuid.in_(
+                        sa.bindparam('agg_uuids', expanding=True))))
+    arms += _sharing_arms()
+    arms.append(sa.select(_kind('r'), sa.func.min(_RP.c.id), _NO_TEXT,
+                          sa.func.max(_RP.c.id)))
+    arms.append(sa.select(
+        _kind('n'),
+        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
+        .limit(1).scalar_subquery(), _NO_TEXT, _NO_ID))
+    return sa.union_all(*arms)
 
-    def kind(letter):
-        return sa.literal_column("'%s'" % letter).label('kind')
-    # Typed NULLs: PostgreSQL types a column of a UNION from its arms.
-    no_text = sa.cast(sa.null(), sa.String)
-    no_id = sa.cast(sa.null(), sa.Integer)
+
+def _kind(letter):
+    return sa.literal_column("'%s'" % letter).label('kind')
+
+
+# Typed NULLs: PostgreSQL types a column of a UNION from its arms.
+_NO_TEXT = sa.cast(sa.null(), sa.String)
+_NO_ID = sa.cast(sa.null(), sa.Integer)
+
+
+def _sharing_arms():
+    """The 's' and 'g' arms of lookups_stmt. The sharing trait's id is a
+    scalar subquery and the providers' roots a correlated one:
+    PostgreSQL plans these in a third of the time of three-way joins.
+    """
+    trait = models.traits
     sharing_trait = (sa.select(trait.c.id)
                      .where(trait.c.name == plan_mod.SHARING_TRAIT)
                      .scalar_subquery())
     sharing_root = (sa.select(_RP.c.root_provider_id)
                     .where(_RP.c.id == _RPT.c.resource_provider_id)
                     .scalar_subquery())
-    arms = [sa.select(kind('c'), rc.c.id, rc.c.name, no_id)]
-    if with_traits:
-        arms.append(sa.select(kind('t'), trait.c.id, trait.c.name, no_id)
-                    .where(trait.c.name.in_(
-                        sa.bindparam('trait_names', expanding=True))))
-    if with_aggregates:
-        arms.append(sa.select(kind('a'), agg.c.id, agg.c.uuid, no_id)
-                    .where(agg.c.uuid.in_(
-                        sa.bindparam('agg_uuids', expanding=True))))
-    arms.append(sa.select(kind('s'), _RPT.c.resource_provider_id, no_text,
-                          sharing_root)
-                .where(_RPT.c.trait_id == sharing_trait))
-    arms.append(sa.select(kind('g'), _RPA.c.resource_provider_id, no_text,
-                          _RPA.c.aggregate_id)
-                .select_from(_RPA.join(_RPT, _RPT.c.resource_provider_id
-                                       == _RPA.c.resource_provider_id))
-                .where(_RPT.c.trait_id == sharing_trait))
-    arms.append(sa.select(kind('r'), sa.func.min(_RP.c.id), no_text,
-                          sa.func.max(_RP.c.id)))
-    arms.append(sa.select(
-        kind('n'),
-        sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
-        .limit(1).scalar_subquery(), no_text, no_id))
-    return sa.union_all(*arms)
+    return [
+        sa.select(_kind('s'), _RPT.c.resource_provider_id, _NO_TEXT,
+                  sharing_root).where(_RPT.c.trait_id == sharing_trait),
+        sa.select(_kind('g'), _RPA.c.resource_provider_id, _NO_TEXT,
+                  _RPA.c.aggregate_id)
+        .select_from(_RPA.join(_RPT, _RPT.c.resource_provider_id
+                               == _RPA.c.resource_provider_id))
+        .where(_RPT.c.trait_id == sharing_trait)]
 
 
 def lookups_params(query):
@@ -282,19 +294,16 @@ def state_stmt(plan, kind):
     One statement, not two: a round trip and a driver call fewer per
     chunk. Flat plans do not read the tree columns.
     """
-    def kind_of(letter):
-        return sa.literal_column("'%s'" % letter).label('kind')
-
     def none(name, type_=sa.Integer):
         # Labelled: each column of the UNION keeps a name of its own.
         return sa.cast(sa.null(), type_).label(name)
     tree = [] if plan.flat else [_RP.c.parent_provider_id,
                                  _RP.c.root_provider_id]
     where = in_scope(plan, kind)
-    providers = sa.select(kind_of(PROVIDER), _RP.c.id, _RP.c.uuid,
+    providers = sa.select(_kind(PROVIDER), _RP.c.id, _RP.c.uuid,
                           _RP.c.generation, *tree, none('resource_class_id'),
                           none('used')).where(where)
-    usage = (sa.select(kind_of(USAGE), _ALLOC.c.resource_provider_id,
+    usage = (sa.select(_kind(USAGE), _ALLOC.c.resource_provider_id,
                        none('uuid', sa.String), none('generation'),
                        *[none(column.name) for column in tree],
                        _ALLOC.c.resource_class_id,
