@@ -82,8 +82,7 @@ def fetch_snapshot(conn, plan, chunk, lookups, store) -> Read:
     providers = _providers(rows, plan.flat)
     entries = memory.entries(conn, store, rows)
     inventories = _inventories(entries, usage, lookups.class_names)
-    anchors = tuple(sorted(rp_id for rp_id, p in providers.items()
-                           if p.parent_id is None and chunk.holds(rp_id)))
+    anchors = _anchors(chunk, providers)
     if plan.flat:
         return Read(model.Snapshot(providers=providers,
                                    inventories=inventories,
@@ -97,6 +96,14 @@ def fetch_snapshot(conn, plan, chunk, lookups, store) -> Read:
         sharing_anchors=_sharing_anchors(providers, aggregates, lookups,
                                          plan),
         anchors=anchors, has_nested=plan.has_nested), entries)
+
+
+def _anchors(chunk, providers):
+    """The chunk's roots among ``providers``, in id order."""
+    roots = [rp_id for rp_id, p in providers.items() if p.parent_id is None]
+    if chunk.kind != plan_mod.EVERY:
+        roots = [rp_id for rp_id in roots if chunk.holds(rp_id)]
+    return tuple(sorted(roots))
 
 
 def _providers(rows, flat):
