@@ -7,7 +7,6 @@ transaction and return plain data; they never begin or commit.
 """
 import typing
 
-from placement.db import packed_rows
 from placement.objects.candidates import memory
 from placement.objects.candidates import plan as plan_mod
 from placement.objects.candidates import statements
@@ -32,7 +31,7 @@ def fetch_lookups(conn, query) -> plan_mod.Lookups:
     """
     stmt = statements.lookups_stmt(bool(query.trait_names),
                                    bool(query.aggregate_uuids))
-    rows = packed_rows.read_rows(conn, stmt, statements.lookups_params(query))
+    rows = conn.execute(stmt, statements.lookups_params(query))
     return plan_mod.lookups_from_rows(rows, query)
 
 
@@ -53,8 +52,7 @@ def fetch_range_end(conn, plan, low, size):
 
 def fetch_viable_roots(conn, plan):
     """The ids of every viable root, in id order."""
-    return sorted(row[0] for row in packed_rows.read_rows(
-        conn, statements.viable_roots_stmt(plan)))
+    return conn.execute(statements.viable_roots_stmt(plan)).scalars().all()
 
 
 def _chunk_params(chunk):
@@ -73,8 +71,8 @@ def fetch_snapshot(conn, plan, chunk, lookups, store) -> Read:
     """
     params = _chunk_params(chunk)
     rows, usage = [], {}
-    for row in packed_rows.read_rows(
-            conn, statements.state_stmt(plan, chunk.kind), params):
+    for row in conn.execute(statements.state_stmt(plan, chunk.kind),
+                            params):
         if row[0] == statements.PROVIDER:
             rows.append(row[1:-2])
         else:
@@ -178,7 +176,7 @@ def _links(conn, plan, chunk, params):
         return {}
     names = {agg_id: name for name, agg_id in plan.link_aggregates}
     found = {}
-    for rp_id, agg_id in packed_rows.read_rows(conn, stmt, params):
+    for rp_id, agg_id in conn.execute(stmt, params):
         found.setdefault(rp_id, set()).add(names[agg_id])
     return {rp_id: frozenset(items) for rp_id, items in found.items()}
 
