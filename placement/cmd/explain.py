@@ -7,7 +7,7 @@ gives what it gives.
 The query string is parsed and validated as GET /allocation_candidates
 does (the same 400 messages, printed, exit code 1), with the same
 [placement] options and solver, over the configured database in one
-read transaction (objects.candidate_explain). Exit code 0 otherwise.
+read transaction (objects.candidates.explain). Exit code 0 otherwise.
 """
 import sys
 
@@ -21,7 +21,7 @@ from placement import exception
 from placement.handlers import allocation_candidate as ac_handler
 from placement.handlers import querystring
 from placement import microversion
-from placement.objects import candidate_explain
+from placement.objects.candidates import explain as candidate_explain
 from placement.schemas import allocation_candidate as schema
 from placement.solver import reasons
 from placement import util

@@ -13,7 +13,6 @@ import sqlalchemy as sa
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import _sql
-from placement.objects import candidate_sql as sql
 
 
 class ClassCapacity(typing.NamedTuple):
@@ -58,18 +57,11 @@ def select_capacity_stmt():
             usage.c.resource_class_id == inv.c.resource_class_id)))
 
 
-# The column kinds of select_capacity_stmt, for candidate_sql.rows (on
-# MariaDB the rows travel packed in one value: 30,000 rows of PyMySQL
-# took 450-560 ms of CPU to read, most of a scrape at 10,000 providers).
-_TYPES = (sql.TEXT, sql.TEXT, sql.INT, sql.INT, sql.INT, sql.INT, sql.INT)
-
-
 @db_api.operation
 def list_capacity(ctx) -> typing.List[ClassCapacity]:
     """Every provider's capacity rows; one read, one statement."""
     with db_api.reader(ctx, snapshot=False) as conn:
-        rows = sql.rows(conn, ('capacity',), select_capacity_stmt, {},
-                        _TYPES)
+        rows = conn.execute(select_capacity_stmt()).all()
         return [ClassCapacity(row[0], row[1], int(row[2]), int(row[3]),
                               float(row[4]), int(row[5]), int(row[6]))
                 for row in rows]

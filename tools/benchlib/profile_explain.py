@@ -26,7 +26,7 @@ from benchlib import stats
 
 from placement.handlers import querystring
 from placement import microversion
-from placement.objects import candidate_explain
+from placement.objects.candidates import explain as candidate_explain
 from placement.solver import model
 from placement.solver import reasons
 

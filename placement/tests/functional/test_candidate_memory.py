@@ -1,5 +1,5 @@
 """The per-process memory of provider inventories and traits
-(objects.provider_state) never shows a stale answer.
+(objects.candidates.memory) never shows a stale answer.
 
 Two applications on one database stand for two worker processes: one
 reads candidates (and so remembers providers), the other writes. Every
@@ -16,7 +16,7 @@ import webob
 
 from placement.db import api as db_api
 from placement import deploy
-from placement.objects import provider_state
+from placement.objects.candidates import memory
 from placement.tests.functional.fixtures import app as app_fixture
 
 VERSION = 'placement 1.39'
@@ -70,7 +70,7 @@ class TestCandidateMemory(unittest.TestCase):
         self.addCleanup(writer_db.dispose)
         writer = _Client(deploy.loadapp(placement.conf, db=writer_db))
 
-        store = provider_state.store_for(placement.db)
+        store = memory.store_for(placement.db.reader)
         self.assertEqual(placement.backend.name != 'sqlite', store.enabled)
 
         root, child, other = (str(uuid.uuid4()) for _ in range(3))
@@ -160,8 +160,8 @@ class TestStore(unittest.TestCase):
     """The store's own rules, without a database."""
 
     def test_key_is_id_uuid_and_generation(self):
-        store = provider_state.Store()
-        entry = provider_state.Entry('u1', 3, (), frozenset())
+        store = memory.Store()
+        entry = memory.Entry('u1', 3, (), frozenset())
         store.keep({1: entry})
         found, missing = store.fresh([(1, 'u1', 3), (1, 'u1', 4),
                                       (1, 'u2', 3), (2, 'u1', 3)])
@@ -169,17 +169,17 @@ class TestStore(unittest.TestCase):
         self.assertEqual([(1, 'u1', 4), (1, 'u2', 3), (2, 'u1', 3)], missing)
 
     def test_disabled_store_keeps_nothing(self):
-        store = provider_state.Store(enabled=False)
+        store = memory.Store(enabled=False)
         store.intern((1, 2, 0, 1.0, 1, 2, 1))
-        store.keep({1: provider_state.Entry('u1', 0, (), frozenset())})
+        store.keep({1: memory.Entry('u1', 0, (), frozenset())})
         self.assertEqual({}, store.entries)
-        self.assertEqual({}, store._interned)
+        self.assertEqual({}, store.interned)
 
     def test_full_store_starts_over(self):
-        store = provider_state.Store()
-        original = provider_state.MAX_ENTRIES
-        self.addCleanup(setattr, provider_state, 'MAX_ENTRIES', original)
-        provider_state.MAX_ENTRIES = 2
+        store = memory.Store()
+        original = memory.MAX_ENTRIES
+        self.addCleanup(setattr, memory, 'MAX_ENTRIES', original)
+        memory.MAX_ENTRIES = 2
         for rp_id in range(1, 4):
-            store.keep({rp_id: provider_state.Entry('u', 0, (), frozenset())})
+            store.keep({rp_id: memory.Entry('u', 0, (), frozenset())})
         self.assertEqual([3], sorted(store.entries))

@@ -2,7 +2,7 @@
 
 With randomize_allocation_candidates, a limited answer is drawn without
 reading every viable root (ids are drawn at random from the id range, see
-allocation_candidate._random_chunks). These tests make many requests with
+candidates.chunks.random_chunks). These tests make many requests with
 a seeded generator, on every backend, and check what the documentation
 promises of "a random sampling of the full result set": every viable root
 turns up, none that is not viable ever does, and no root turns up far
@@ -12,7 +12,6 @@ fixed seeds, no timing.
 import collections
 import random
 import unittest
-from unittest import mock
 
 import sqlalchemy as sa
 
@@ -20,7 +19,7 @@ from placement.db import api as db_api
 from placement.db import models
 from placement.handlers import querystring
 from placement import microversion
-from placement.objects import allocation_candidate as ac_obj
+from placement.objects.candidates import listing as ac_obj
 from placement.solver import model
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import candidate_trees as ct
@@ -100,26 +99,31 @@ class TestRandomSample(unittest.TestCase):
     def _sample(self, placement, query, seed, requests=REQUESTS):
         """{root uuid: times it anchored a candidate} over ``requests``
         limited requests, and the number of requests that read every
-        remaining viable root (the fallback).
+        remaining viable root (the fallback, chunks.shuffled_rest: the
+        one statement ordered by provider id without a LIMIT).
         """
         rng = random.Random(seed)
         options = model.SolverOptions(rng=rng)
         counts = collections.Counter()
-        wrapped = ac_obj._shuffled_rest
-        with mock.patch.object(ac_obj, '_shuffled_rest',
-                               side_effect=wrapped) as rest:
-            for _ in range(requests):
-                result = ac_obj.list_candidates(placement.db, query,
-                                                options)
-                self.assertEqual(query.limit, len(result.candidates))
-                roots = set()
-                for candidate in result.candidates:
-                    rp_ids = {rp_id for rp_id, _, _ in
-                              candidate.allocations}
-                    roots |= {s.root_uuid for s in result.summaries
-                              if s.id in rp_ids}
-                counts.update(roots)
-        return counts, rest.call_count
+        fallbacks = []
+
+        def count(conn, cursor, statement, *args):
+            if ('ORDER BY resource_providers.id' in statement
+                    and 'LIMIT' not in statement):
+                fallbacks.append(statement)
+        sa.event.listen(placement.db.reader, 'before_cursor_execute', count)
+        self.addCleanup(sa.event.remove, placement.db.reader,
+                        'before_cursor_execute', count)
+        for _ in range(requests):
+            result = ac_obj.list_candidates(placement.db, query, options)
+            self.assertEqual(query.limit, len(result.candidates))
+            roots = set()
+            for candidate in result.candidates:
+                rp_ids = {rp_id for rp_id, _, _ in candidate.allocations}
+                roots |= {s.root_uuid for s in result.summaries
+                          if s.id in rp_ids}
+            counts.update(roots)
+        return counts, len(fallbacks)
 
     def _check(self, counts, viable):
         self.assertEqual(set(viable), set(counts),

@@ -255,20 +255,15 @@ def summary_scenario(send):
             summaries[P_UUID]['traits'])
 
 
-# PostgreSQL: providers in heap order, traits as their links were
-# written; MariaDB/SQLite: providers and traits by id.
-SUMMARY_ORDERS = (
-    (['q', 'p'], ['CUSTOM_ZZ', 'CUSTOM_MM', 'CUSTOM_AA']),
-    (['p', 'q'], CUSTOM),
-)
-
-
 class SummaryOrderTest(unittest.TestCase):
+    """provider_summaries is a JSON object: its members' order is not
+    part of the answer. A provider's traits, a list, come in trait id
+    order (the order they were made) on every backend."""
 
-    def test_summary_orders(self):
+    def test_summary_traits_in_id_order(self):
         app_fixture.on_each_backend(self, self._check)
 
     def _check(self, placement):
-        found = summary_scenario(webob_sender(placement.app))
-        pick = 0 if placement.backend.name == 'postgresql' else 1
-        self.assertEqual(SUMMARY_ORDERS[pick], found)
+        providers, traits = summary_scenario(webob_sender(placement.app))
+        self.assertEqual(['p', 'q'], sorted(providers))
+        self.assertEqual(CUSTOM, traits)

@@ -1,0 +1,108 @@
+"""GET /allocation_candidates as an operation: gather, solve, summarise.
+
+One read transaction: gather() reads chunk after chunk of roots, and
+the solver runs over each until the cap (limit, max_allocation_
+candidates) is reached. The summaries come from the same reads, in
+provider id order.
+"""
+import dataclasses
+import typing
+
+from placement.db import api as db_api
+from placement.objects.candidates import gather as gather_mod
+from placement import solver
+from placement.solver import model
+from placement.solver import order
+from placement.solver import summaries as summaries_mod
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidateResult:
+    """What GET /allocation_candidates renders.
+
+    candidates: in the order clients act on (the solver's: anchors by
+    root id, or at random when randomizing); uuids: {provider id: uuid}
+    of every provider read; summaries: one ProviderSummary per provider
+    to list, in provider id order.
+    """
+
+    candidates: typing.Tuple[model.Candidate, ...]
+    uuids: typing.Mapping[int, str]
+    summaries: typing.Tuple[summaries_mod.ProviderSummary, ...]
+
+
+@dataclasses.dataclass
+class _Seen:
+    """What the chunks read, merged."""
+
+    providers: dict = dataclasses.field(default_factory=dict)
+    inventories: dict = dataclasses.field(default_factory=dict)
+    entries: dict = dataclasses.field(default_factory=dict)
+
+    def add(self, part):
+        self.providers.update(part.snapshot.providers)
+        self.inventories.update(part.snapshot.inventories)
+        self.entries.update(part.entries)
+
+
+@db_api.operation
+def list_candidates(ctx, query: model.CandidateQuery,
+                    options: model.SolverOptions,
+                    summary_classes_all: bool = True,
+                    with_traits: bool = True) -> CandidateResult:
+    """Find the candidates of ``query``; one read transaction.
+
+    summary_classes_all: the summaries list every class of a provider
+    (else only the classes asked for); with_traits: they list traits.
+    Raises ResourceClassNotFound / TraitNotFound for unknown names.
+    """
+    cap = order.cap(query.limit, options.max_candidates)
+    found, dedup, seen = [], set(), _Seen()
+    with db_api.reader(ctx, snapshot=db_api.AS_ISOLATED) as conn:
+        for part in gather_mod.gather(conn, query, options, found):
+            count = None if cap is None else cap - len(found)
+            found += solver.solve(part.snapshot, part.solver_query, options,
+                                  dedup, count)
+            seen.add(part)
+            if cap is not None and len(found) >= cap:
+                break
+    summaries = _summaries(found, seen, query.nested_aware, with_traits)
+    if not summary_classes_all:
+        summaries = [summaries_mod.restrict_classes(s, query.resource_classes)
+                     for s in summaries]
+    uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
+    return CandidateResult(tuple(found), uuids, tuple(summaries))
+
+
+def _summaries(candidates, seen, nested_aware, with_traits):
+    """ProviderSummary per provider in the candidates' scope
+    (summaries.scope), in provider id order."""
+    providers, inventories = seen.providers, seen.inventories
+    root_of = {rp_id: p.root_id for rp_id, p in providers.items()}
+    scope = summaries_mod.scope(candidates, root_of, nested_aware)
+    if scope.root_ids:
+        ids = sorted(rp_id for rp_id, root_id in root_of.items()
+                     if root_id in scope.root_ids)
+    else:
+        ids = sorted(scope.provider_ids)
+    no_inventory, empty = {}, ()
+    new, summary = tuple.__new__, summaries_mod.ProviderSummary
+    # Providers sharing an inventory dict share their summary's
+    # resources too (the renderer builds each once).
+    resources_of = {}
+    found = []
+    for rp_id in ids:
+        rp = providers[rp_id]
+        parent = providers.get(rp.parent_id)
+        inventory = inventories.get(rp_id, no_inventory)
+        resources = resources_of.get(id(inventory))
+        if resources is None:
+            resources = resources_of[id(inventory)] = {
+                rc: (inv.capacity, inv.used)
+                for rc, inv in inventory.items()}
+        root = providers.get(rp.root_id)
+        found.append(new(summary, (
+            rp_id, rp.uuid, parent.uuid if parent else None,
+            root.uuid if root else rp.uuid, resources,
+            seen.entries[rp_id].listed_traits if with_traits else empty)))
+    return found
