@@ -13,8 +13,12 @@ The middleware order, outermost first, and why:
 5. context: the RequestContext from the identity headers (401 if none).
 6. microversion: negotiates and stamps the version on every response the
    inner layers produce, including 500s.
-7. fault wrap: an uncaught exception becomes a logged JSON 500.
-8. dispatch (``handler.PlacementHandler``).
+7. body size limit (``sizelimit``): a JSON 413 for a body longer than
+   ``[oslo_middleware] max_request_body_size``, after auth (nothing is
+   read for an anonymous client) and where the version is known (the
+   error's code).
+8. fault wrap: an uncaught exception becomes a logged JSON 500.
+9. dispatch (``handler.PlacementHandler``).
 """
 import os
 
@@ -30,6 +34,7 @@ from placement import microversion
 from placement.objects import standards
 from placement import policy
 from placement import requestlog
+from placement import sizelimit
 
 LOG = logging.getLogger(__name__)
 
@@ -51,6 +56,10 @@ CORS_ALLOW_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
 # section, an environment override or an earlier registration may set
 # one of these groups (_middleware_configured).
 MIDDLEWARE_GROUPS = ('cors', 'oslo_middleware')
+# An option each library registers itself: placement registers
+# [oslo_middleware] max_request_body_size always, which needs no library.
+_LIBRARY_OPTS = {'cors': 'allowed_origin',
+                 'oslo_middleware': 'enable_proxy_headers_parsing'}
 
 
 def set_cors_defaults():
@@ -74,7 +83,8 @@ def _middleware_configured(conf):
     sections = set(conf.list_all_sections())
     for group in MIDDLEWARE_GROUPS:
         prefix = 'OS_%s__' % group.upper()
-        if group in conf or group in sections or any(
+        registered = group in conf and _LIBRARY_OPTS[group] in conf[group]
+        if registered or group in sections or any(
                 name.startswith(prefix) for name in os.environ):
             return True
     return False
@@ -104,6 +114,7 @@ def build_app(conf, db, enforcer):
     """The middleware stack around dispatch (see the module docstring)."""
     app = handler.PlacementHandler()
     app = fault_wrap.FaultWrapper(app)
+    app = sizelimit.BodySizeLimit(app, conf)
     app = microversion.MicroversionMiddleware(
         app, errors.json_error_formatter)
     app = auth.PlacementContext(app, conf, db, enforcer)

@@ -9,11 +9,13 @@ from oslo_log import log as logging
 from placement.conf import api
 from placement.conf import base
 from placement.conf import database
+from placement.conf import middleware
 from placement.conf import paths
 from placement.conf import placement
 from placement.conf import workarounds
 
-MODULES = (api, base, database, paths, placement, workarounds)
+MODULES = (api, base, database, middleware, paths, placement,
+           workarounds)
 
 
 def _fresh_group(group):

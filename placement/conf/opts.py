@@ -4,6 +4,7 @@ from oslo_config import cfg
 from placement.conf import api
 from placement.conf import base
 from placement.conf import database
+from placement.conf import middleware
 from placement.conf import paths
 from placement.conf import placement
 from placement.conf import workarounds
@@ -14,7 +15,8 @@ def list_opts():
     from placement import policy as placement_policy
 
     merged = {}
-    for module in (base, paths, api, placement, database, workarounds):
+    for module in (base, paths, api, placement, database, workarounds,
+                   middleware):
         for group, opts in module.list_opts().items():
             key = group if isinstance(group, str) else group.name
             merged.setdefault(key, (group, []))[1].extend(opts)
