@@ -200,7 +200,6 @@ def get_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 @util.require_content('application/json')
 def create_inventory(req):
     """POST /resource_providers/{uuid}/inventories: add one class."""
@@ -224,7 +223,6 @@ def create_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 @util.require_content('application/json')
 def set_inventories(req):
     """PUT /resource_providers/{uuid}/inventories: replace them all."""
@@ -251,7 +249,6 @@ def set_inventories(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 @util.require_content('application/json')
 def update_inventory(req):
     """PUT /resource_providers/{uuid}/inventories/{resource_class}."""
