@@ -277,7 +277,8 @@ def query_lists(req):
 
 
 def validate_query(req, schema):
-    """Validate the query string (last value of each key) against schema.
+    """Validate the query string (last value of each key, as the
+    reference service's schema sees it) against schema.
 
     Returns {name: [values]} for the handler to parse further.
 
@@ -298,6 +299,13 @@ def validate_query(req, schema):
         passed.clear()
     passed.add(key)
     return params
+
+
+def query_pairs(req):
+    """The query string's (name, value) pairs in the order given; call
+    after validate_query (which answers the 400 of a query string that
+    is not UTF-8)."""
+    return list(req.GET.items())
 
 
 _MAX_VALID_QUERIES = 1024
