@@ -243,8 +243,7 @@ def write_allocations(conn, requests) -> None:
         conn, {rp for request in requests for rp, _, _ in request.resources})
     consumers, old_rows, names = _fetch_consumers(conn, requests)
     check_consumer_generations(requests, consumers, fold_for(conn))
-    # Upstream's order of refusals: a missing provider, then an unknown
-    # class, then capacity, each naming the first culprit in the body.
+    # Upstream's order: missing provider, unknown class, capacity.
     providers, stock = _fetch_providers(
         conn, [rp for request in requests for rp, _, _ in request.resources],
         {row.resource_provider_id for row in old_rows})
@@ -399,8 +398,7 @@ def _fetch_consumers(conn, requests):
 
 
 def _check_classes(requests, names) -> None:
-    """Raise ResourceClassNotFound for an unknown class (the first in the
-    body)."""
+    """Raise ResourceClassNotFound for the body's first unknown class."""
     missing = [rc for request in requests for _, rc, _ in request.resources
                if rc not in names.classes]
     if missing:
@@ -455,8 +453,7 @@ def _fetch_providers(conn, uuids, ids):
     """({id: _Seen}, {(rp_id, rc_id): _Stock}) of providers named by uuid
     or id, in one statement.
 
-    Raise AllocationProviderNotFound for an unknown uuid (the first of
-    ``uuids``, a sequence).
+    Raise AllocationProviderNotFound for the first unknown of ``uuids``.
     """
     if not uuids and not ids:
         return {}, {}
@@ -469,8 +466,8 @@ def _fetch_providers(conn, uuids, ids):
             stock[(row.id, row.resource_class_id)] = _Stock(
                 row.total, row.reserved, row.min_unit, row.max_unit,
                 row.step_size, row.allocation_ratio, int(row.used))
-    seen_uuids = {seen.uuid for seen in providers.values()}
-    missing = [uuid for uuid in uuids if uuid not in seen_uuids]
+    seen = {seen.uuid for seen in providers.values()}
+    missing = [uuid for uuid in uuids if uuid not in seen]
     if missing:
         raise exception.AllocationProviderNotFound(uuid=missing[0])
     return providers, stock
@@ -503,8 +500,7 @@ def check_capacity(demands, stock, providers, class_ids) -> None:
     used + sum <= (total - reserved) * allocation_ratio.
     """
     class_names = {rc_id: name for name, rc_id in class_ids.items()}
-    # In the body's order: the first culprit is named, as upstream.
-    for (rp_id, rc_id), amounts in demands.items():
+    for (rp_id, rc_id), amounts in demands.items():  # the body's order
         names = dict(resource_class=class_names[rc_id],
                      uuid=providers[rp_id].uuid)
         inv = stock.get((rp_id, rc_id))

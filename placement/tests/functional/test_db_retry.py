@@ -9,13 +9,10 @@ the answer and the stored rows: retried failures are invisible to the
 client, a write is stored exactly once, and no server reachable means
 503 with Retry-After and a code, never 500.
 
-No test depends on how fast the machine is. The tests of a retry that
-succeeds have a budget far larger than a retry needs (a 3 s budget was
-once spent before the second attempt, on a machine busy with Galera).
-The tests of the budget running out have a short one, and tell that it
-was the budget that ended the request by the order of events (the answer
-came while the server still held the request back), or where nothing
-else can tell, by a bound of ten budgets.
+No test depends on how fast the machine is: a retry that must succeed
+has a budget far beyond its need (3 s once ran out on a busy machine);
+a budget that must run out is seen to by the order of events (answered
+while the server still held the request back), else a bound of ten.
 """
 import json
 import logging
@@ -36,6 +33,7 @@ from placement import deploy
 from placement import policy
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import concurrency
+from placement.tests.functional.fixtures import lock_waits
 from placement.tests.functional.fixtures import tcp_proxy
 
 HEADERS = dict(concurrency.HEADERS,
@@ -220,30 +218,6 @@ class _RetryCase:
                              else 'lock timeout')
         self.assertEqual((None, []), self._stored(consumer))
 
-    # Transactions of this test's database waiting for a lock.
-    _LOCK_WAITS = {
-        'mysql': "SELECT COUNT(*) FROM information_schema.innodb_trx t "
-                 "JOIN information_schema.processlist p "
-                 "ON p.id = t.trx_mysql_thread_id "
-                 "WHERE t.trx_state = 'LOCK WAIT' AND p.db = DATABASE()",
-        'postgresql': "SELECT COUNT(*) FROM pg_locks l "
-                      "JOIN pg_stat_activity a ON a.pid = l.pid "
-                      "WHERE NOT l.granted "
-                      "AND a.datname = current_database()",
-    }
-
-    def _wait_for_a_lock_wait(self):
-        """Return once a transaction of this database waits for a lock
-        (the request's): an event, not a guess at how long it takes."""
-        deadline = time.monotonic() + PATIENCE
-        with self.admin.connect() as conn:
-            while time.monotonic() < deadline:
-                if conn.execute(sa.text(
-                        self._LOCK_WAITS[self.backend_name])).scalar():
-                    return
-                time.sleep(0.05)
-        self.fail('the request never waited for the lock')
-
     def test_deadlock_on_delete_allocations_is_retried(self):
         consumer = self._claim(self._provider())
         with self.admin.connect() as holder:
@@ -258,7 +232,7 @@ class _RetryCase:
             thread, result = self._in_thread(lambda: self._send(
                 'DELETE', '/allocations/%s' % consumer))
             # (A fixed half second is a guess a busy machine can beat.)
-            self._wait_for_a_lock_wait()
+            lock_waits.wait_for_a_lock_wait(self.admin, PATIENCE)
             # The DELETE holds the allocation rows and waits for the
             # consumer row; asking for the allocation rows closes the
             # cycle.
