@@ -23,8 +23,12 @@ The middleware order, outermost first, and why:
    pass the ``placement:metrics`` rule.
 10. microversion: negotiates and stamps the version on every response the
     inner layers produce, including 500s.
-11. fault wrap: an uncaught exception becomes a logged JSON 500.
-12. dispatch (``handler.PlacementHandler``).
+11. body size limit (``sizelimit``): a JSON 413 for a body longer than
+    ``[oslo_middleware] max_request_body_size``, after auth (nothing is
+    read for an anonymous client) and where the version is known (the
+    error's code).
+12. fault wrap: an uncaught exception becomes a logged JSON 500.
+13. dispatch (``handler.PlacementHandler``).
 
 The health check costs each process about 3 MiB (importing
 oslo.middleware loads all of its middleware), shared between the
@@ -46,6 +50,7 @@ from placement import microversion
 from placement.objects import standards
 from placement import policy
 from placement import requestlog
+from placement import sizelimit
 
 LOG = logging.getLogger(__name__)
 
@@ -68,6 +73,10 @@ METRICS_PATH = '/metrics'
 # section, an environment override or an earlier registration may set
 # one of these groups (_middleware_configured).
 MIDDLEWARE_GROUPS = ('cors', 'oslo_middleware')
+# An option each library registers itself: placement registers
+# [oslo_middleware] max_request_body_size always, which needs no library.
+_LIBRARY_OPTS = {'cors': 'allowed_origin',
+                 'oslo_middleware': 'enable_proxy_headers_parsing'}
 
 
 def set_cors_defaults():
@@ -91,7 +100,8 @@ def _middleware_configured(conf):
     sections = set(conf.list_all_sections())
     for group in MIDDLEWARE_GROUPS:
         prefix = 'OS_%s__' % group.upper()
-        if group in conf or group in sections or any(
+        registered = group in conf and _LIBRARY_OPTS[group] in conf[group]
+        if registered or group in sections or any(
                 name.startswith(prefix) for name in os.environ):
             return True
     return False
@@ -153,6 +163,7 @@ def build_app(conf, db, enforcer):
     scrape, request_metrics = _metrics_setup(conf, db)
     app = handler.PlacementHandler()
     app = fault_wrap.FaultWrapper(app)
+    app = sizelimit.BodySizeLimit(app, conf)
     app = microversion.MicroversionMiddleware(
         app, errors.json_error_formatter)
     if scrape is not None and scrape.authorize:

@@ -21,6 +21,12 @@ QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
 QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
 # 503: no database node could serve the request within the retry budget.
 DATABASE_UNAVAILABLE = 'placement.database.unavailable'
+# 413: the request body is longer than [oslo_middleware]
+# max_request_body_size.
+BODY_TOO_LARGE = 'placement.body.too_large'
+# 400: the JSON body nests objects and arrays deeper than any request of
+# the API does (util.MAX_JSON_DEPTH).
+BODY_TOO_DEEP = 'placement.body.too_deep'
 
 REQUEST_ID_KEY = 'openstack.request_id'
 

@@ -72,9 +72,6 @@ def _check_storable(data):
     infinities, and strings with lone surrogates."""
     try:
         json.dumps(data, ensure_ascii=False, allow_nan=False).encode('utf-8')
-    except RecursionError:
-        raise http_error(webob.exc.HTTPBadRequest,
-                         'Malformed JSON: the document is nested too deeply')
     except UnicodeEncodeError:
         if _values_encodable(data):
             # Only in map keys: the handler finds no class or provider of
@@ -148,27 +145,57 @@ def validate(data, schema, prefix='JSON does not validate',
         # clients match on "Failed validating 'maximum'" and the like.
         raise http_error(webob.exc.HTTPBadRequest,
                          '%s: %s' % (prefix, exc))
-    except RecursionError:
-        raise http_error(webob.exc.HTTPBadRequest,
-                         '%s: the document is nested too deeply' % prefix)
+
+
+# No request body of the API nests objects and arrays deeper than 6 (a
+# reshaper's allocation: body, allocations, consumer, allocations,
+# provider, resources). Deeper is refused before the schema sees it: the
+# schema's checks, and the report of a failure, recurse once per level.
+MAX_JSON_DEPTH = 32
+
+
+def _too_deep():
+    return http_error(
+        webob.exc.HTTPBadRequest,
+        'JSON nested too deeply: request bodies may nest objects and '
+        'arrays %d levels deep at most.' % MAX_JSON_DEPTH,
+        code=errors.BODY_TOO_DEEP)
+
+
+def _check_depth(body, data):
+    """400 placement.body.too_deep when ``data`` (parsed from the bytes
+    ``body``) nests objects and arrays deeper than MAX_JSON_DEPTH."""
+    if body.count(b'[') + body.count(b'{') <= MAX_JSON_DEPTH:
+        return  # fewer brackets than the limit: no need to walk
+    pending = [(data, 1)] if isinstance(data, (dict, list)) else []
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise _too_deep()
+        children = value.values() if isinstance(value, dict) else value
+        pending.extend((child, depth + 1) for child in children
+                       if isinstance(child, (dict, list)))
 
 
 def extract_json(body, schema):
-    """Parse a JSON request body and validate it against ``schema``.
+    """Parse a JSON request body (bytes) and validate it against
+    ``schema``.
 
-    400 for malformed JSON, for nesting deep enough to exhaust the
-    recursion limit, and (after the schema, which sees them as the
-    reference service's does: NaN is a float there) for NaN/Infinity,
-    numbers that overflow to infinity and strings with lone surrogates.
+    400 for malformed JSON; 400 placement.body.too_deep for nesting past
+    MAX_JSON_DEPTH, before the schema; and (after the schema, which sees
+    them as the reference service's does: NaN is a float there) for
+    NaN/Infinity, numbers that overflow to infinity and strings with
+    lone surrogates.
     """
     try:
         data = json.loads(body)
     except RecursionError:
-        raise http_error(webob.exc.HTTPBadRequest,
-                         'Malformed JSON: the document is nested too deeply')
+        # Deeper than the parser goes (about a thousand levels).
+        raise _too_deep()
     except ValueError as exc:
         raise http_error(webob.exc.HTTPBadRequest,
                          'Malformed JSON: %s' % exc)
+    _check_depth(body, data)
     validate(data, schema)
     _check_storable(data)
     return data
@@ -250,7 +277,8 @@ def query_lists(req):
 
 
 def validate_query(req, schema):
-    """Validate the query string (last value of each key) against schema.
+    """Validate the query string (last value of each key, as the
+    reference service's schema sees it) against schema.
 
     Returns {name: [values]} for the handler to parse further.
 
@@ -271,6 +299,13 @@ def validate_query(req, schema):
         passed.clear()
     passed.add(key)
     return params
+
+
+def query_pairs(req):
+    """The query string's (name, value) pairs in the order given; call
+    after validate_query (which answers the 400 of a query string that
+    is not UTF-8)."""
+    return list(req.GET.items())
 
 
 _MAX_VALID_QUERIES = 1024

@@ -76,7 +76,8 @@ def parse(query_string, version_text):
     req = webob.Request.blank('/allocation_candidates?' + query_string)
     try:
         params = util.validate_query(req, schema.GET_SCHEMA.at(mv))
-        return querystring.parse_candidate_query(params, mv), mv
+        return querystring.parse_candidate_query(
+            params, mv, util.query_pairs(req)), mv
     except webob.exc.HTTPException as exc:
         raise BadQuery(api_detail(exc))
 

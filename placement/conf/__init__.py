@@ -11,12 +11,13 @@ from placement.conf import base
 from placement.conf import database
 from placement.conf import healthcheck
 from placement.conf import metrics
+from placement.conf import middleware
 from placement.conf import paths
 from placement.conf import placement
 from placement.conf import workarounds
 
-MODULES = (api, base, database, healthcheck, metrics, paths, placement,
-           workarounds)
+MODULES = (api, base, database, healthcheck, metrics, middleware, paths,
+           placement, workarounds)
 
 
 def _fresh_group(group):

@@ -6,6 +6,7 @@ from placement.conf import base
 from placement.conf import database
 from placement.conf import healthcheck
 from placement.conf import metrics
+from placement.conf import middleware
 from placement.conf import paths
 from placement.conf import placement
 from placement.conf import workarounds
@@ -17,7 +18,7 @@ def list_opts():
 
     merged = {}
     for module in (base, paths, api, placement, database, workarounds,
-                   healthcheck, metrics):
+                   healthcheck, metrics, middleware):
         for group, opts in module.list_opts().items():
             key = group if isinstance(group, str) else group.name
             merged.setdefault(key, (group, []))[1].extend(opts)

@@ -341,7 +341,8 @@ def list_allocation_candidates(req):
     ctx.authorize(policies.LIST)
     mv = util.version(req)
     params = util.validate_query(req, schema.GET_SCHEMA.at(mv))
-    query = querystring.parse_candidate_query(params, mv)
+    query = querystring.parse_candidate_query(params, mv,
+                                              util.query_pairs(req))
     with gc_pause.no_cyclic_gc():
         result = _find(ctx, query, mv)
         resp = util.encoded_json_response(

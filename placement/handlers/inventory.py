@@ -144,6 +144,25 @@ def _extract(req, ctx, uuid, body_schema):
         req.body, body_schema, lambda: rp_obj.get_provider(ctx, uuid))
 
 
+def _check_other_names(ctx, uuid, data):
+    """Validate the inventories under names that are no class name
+    (schema.PUT_INVENTORIES_OTHER_NAMES) before anything reads them.
+
+    The write would refuse them for their unknown class after its
+    generation check; so a bad one is the 404 of a missing provider, or
+    the 409 of a stale generation, before the body's 400, as the
+    reference service answers where it does not fail (500) on them.
+    """
+    try:
+        util.validate(data, schema.PUT_INVENTORIES_OTHER_NAMES)
+    except webob.exc.HTTPBadRequest:
+        provider = rp_obj.get_provider(ctx, uuid)
+        if provider.generation != data['resource_provider_generation']:
+            raise util.concurrent_update(
+                exception.ResourceProviderGenerationConflict())
+        raise
+
+
 # --- handlers ---------------------------------------------------------------
 
 @wsgi_wrapper.PlacementWsgify
@@ -181,7 +200,6 @@ def get_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 @util.require_content('application/json')
 def create_inventory(req):
     """POST /resource_providers/{uuid}/inventories: add one class."""
@@ -205,7 +223,6 @@ def create_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 @util.require_content('application/json')
 def set_inventories(req):
     """PUT /resource_providers/{uuid}/inventories: replace them all."""
@@ -214,6 +231,7 @@ def set_inventories(req):
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     data = _extract(req, ctx, uuid, schema.PUT_INVENTORIES)
+    _check_other_names(ctx, uuid, data)
     table = {
         **_write_errors(uuid, 'update'),
         exception.ResourceClassNotFound: lambda exc: _bad_request(
@@ -231,7 +249,6 @@ def set_inventories(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 @util.require_content('application/json')
 def update_inventory(req):
     """PUT /resource_providers/{uuid}/inventories/{resource_class}."""

@@ -144,14 +144,13 @@ def parse_member_of(values, mv):
         raise bad_request('Multiple member_of parameters are not supported')
     required, forbidden = [], set()
     for original in values:
-        value = original
-        is_forbidden = value.startswith('!')
-        if is_forbidden:
-            if mv < microversion.FORBIDDEN_AGGREGATES:
-                raise bad_request('Forbidden member_of parameters are not '
-                                  'supported in the specified microversion')
-            value = value[1:]
+        is_forbidden = original.startswith('!')
+        value = original[1:] if is_forbidden else original
+        # The uuids are judged before the microversion allows the '!'.
         uuids = _member_of_uuids(value, original)
+        if is_forbidden and mv < microversion.FORBIDDEN_AGGREGATES:
+            raise bad_request('Forbidden member_of parameters are not '
+                              'supported in the specified microversion')
         if is_forbidden:
             forbidden |= uuids
         else:
@@ -194,22 +193,69 @@ def parse_in_tree_value(value):
     return parse_in_tree(value)
 
 
-def parse_group(suffix, keys, mv):
-    """One group's {key: [values]} -> model.RequestGroup."""
-    resources = {}
-    if 'resources' in keys:
-        resources = parse_resources(keys['resources'][-1])
-    traits = model.TraitFilter()
-    if 'required' in keys:
-        traits = parse_required(keys['required'], mv)
-    aggregates = model.AggregateFilter()
-    if 'member_of' in keys:
-        aggregates = parse_member_of(keys['member_of'], mv)
-    in_tree = None
-    if 'in_tree' in keys:
-        in_tree = parse_in_tree_value(keys['in_tree'][-1])
-    return model.RequestGroup(suffix, tuple(resources.items()), traits,
-                              aggregates, in_tree)
+# How each group key reads (one value, every value of the key, version):
+# ``resources`` and ``in_tree`` read each value given (the last one
+# wins); ``required`` and ``member_of`` all the key's values at once.
+_GROUP_PARSERS = {
+    'resources': lambda value, values, mv: parse_resources(value),
+    'in_tree': lambda value, values, mv: parse_in_tree_value(value),
+    'required': lambda value, values, mv: parse_required(values, mv),
+    'member_of': lambda value, values, mv: parse_member_of(values, mv),
+}
+
+
+def parse_groups(pairs, mv):
+    """The query's (key, value) pairs, in order -> (RequestGroup, ...),
+    the unsuffixed group first, then by suffix.
+
+    Every value is parsed in the order the query gives it, as the
+    reference service does, so the first bad one there is the 400: in
+    ``resources=VCPU:1&in_tree=x&resources=VCPU:y``, the in_tree.
+    """
+    values, parsed = {}, {}
+    for key, value in pairs:
+        values.setdefault(key, []).append(value)
+    for key, value in pairs:
+        match = _GROUP_KEY_RE.match(key)
+        if match is None:
+            continue
+        name, suffix = match.groups()
+        keys = parsed.setdefault(suffix, {})
+        if name in _ALL_VALUES and name in keys:
+            continue  # parsed at its first appearance
+        keys[name] = _GROUP_PARSERS[name](value, values[key], mv)
+    return tuple(_request_group(suffix, keys)
+                 for suffix, keys in sorted(parsed.items()))
+
+
+_ALL_VALUES = ('required', 'member_of')
+
+
+def _request_group(suffix, keys):
+    return model.RequestGroup(
+        suffix, tuple(keys.get('resources', {}).items()),
+        keys.get('required', model.TraitFilter()),
+        keys.get('member_of', model.AggregateFilter()),
+        keys.get('in_tree'))
+
+
+def parse_limit(values):
+    """The values of ``limit`` -> the limit: the first value counts, as
+    the reference service reads it (Python's int()); the schema checked
+    the last. More candidates than MAX_LIMIT never exist.
+
+    A first value that is no positive integer is a 400 (the reference
+    service fails on most, 500, and reads 0 or less as a slice bound).
+    """
+    try:
+        limit = int(values[0])
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        raise bad_request(
+            _QUERY_PREFIX + "Expected the first 'limit' to be a positive "
+            "integer. Got: %s" % values[0])
+    return min(limit, MAX_LIMIT)
 
 
 def parse_root_required(values, mv):
@@ -263,8 +309,10 @@ def check_resourceless(groups, same_subtrees):
             '`same_subtree` query param: bad group(s) - %s.' % orphans,
             code=errors.QUERYPARAM_BAD_VALUE)
     known = sorted(g.suffix for g in groups)
-    unknown = [sfx for suffixes in same_subtrees for sfx in suffixes
-               if sfx not in known]
+    # Each once, as the reference service names them (a set there).
+    unknown = list(dict.fromkeys(
+        sfx for suffixes in same_subtrees for sfx in suffixes
+        if sfx not in known))
     if unknown:
         raise bad_request(
             'Real suffixes should be specified in `same_subtree`: '
@@ -345,18 +393,26 @@ def _standard_rank(name):
         return (1, name)
 
 
-def parse_candidate_query(params, mv):
+def parse_candidate_query(params, mv, pairs=None):
     """Schema-checked {key: [values]} of GET /allocation_candidates ->
-    model.CandidateQuery. Raises every grammar 400, in the documented
-    order; class and trait existence are checked later.
+    model.CandidateQuery. Raises every grammar 400, in the reference
+    service's order: limit, root_required, same_subtree, then the groups'
+    keys in the order of ``pairs`` (the query's (key, value) pairs; by
+    default ``params`` key by key), then the rules across groups. Class
+    and trait existence are checked later.
     """
-    group_keys = split_group_keys(params)
-    groups = tuple(parse_group(sfx, keys, mv)
-                   for sfx, keys in sorted(group_keys.items()))
+    limit = None
+    if 'limit' in params:
+        limit = parse_limit(params['limit'])
     root_traits = model.TraitFilter()
     if 'root_required' in params:
         root_traits = parse_root_required(params['root_required'], mv)
     same_subtrees = parse_same_subtree(params.get('same_subtree', ()))
+    if pairs is None:
+        pairs = [(key, value) for key, values in params.items()
+                 for value in values]
+    groups = parse_groups(pairs, mv)
+    group_keys = split_group_keys(params)
     if mv >= microversion.SAME_SUBTREE:
         check_resourceless(groups, same_subtrees)
     else:
@@ -365,11 +421,6 @@ def parse_candidate_query(params, mv):
         check_trait_conflicts(groups)
     group_policy = params.get('group_policy', [None])[0]
     check_group_policy(groups, group_policy)
-    limit = None
-    if 'limit' in params:
-        # The schema checked the last value; any number of digits passes
-        # it, and more candidates than MAX_LIMIT never exist.
-        limit = min(int(params['limit'][-1]), MAX_LIMIT)
     return model.CandidateQuery(
         groups=groups, group_policy=group_policy,
         same_subtrees=same_subtrees, root_traits=root_traits, limit=limit,

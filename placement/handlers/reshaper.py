@@ -86,8 +86,11 @@ def reshape(req):
     ctx.authorize(policies.RESHAPE)
     mv = util.version(req)
     data = util.extract_json(req.body, POST_SCHEMA.at(mv))
+    # Inventories under names that are no class name: checked before
+    # anything reads them (the schema of the version leaves them alone).
+    util.validate(data, schema.POST_RESHAPER_OTHER_NAMES)
     changes = [_parse_change(provider_uuid, body)
-               for provider_uuid, body in sorted(data['inventories'].items())]
+               for provider_uuid, body in data['inventories'].items()]
     requests = _parse_requests(data)
     with _reshape_errors():
         reshaper_obj.reshape(ctx, changes, requests)

@@ -82,7 +82,6 @@ def get_resource_class(req):
 
 @microversion.since('1.2', '1.6')
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 @util.require_content('application/json')
 def update_resource_class(req):
     """PUT /resource_classes/{name} (1.2 - 1.6): rename a custom class."""

@@ -16,9 +16,9 @@ def _render_versions():
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 def home(req):
-    """GET /: no authentication, no policy."""
+    """GET /: no authentication, no policy, and (as the reference
+    service) JSON whatever the Accept header says."""
     return util.order_headers(
         util.json_response(req, util.version(req), _render_versions()),
         util.ORDER_CACHE_FIRST)

@@ -243,10 +243,11 @@ def write_allocations(conn, requests) -> None:
         conn, {rp for request in requests for rp, _, _ in request.resources})
     consumers, old_rows, names = _fetch_consumers(conn, requests)
     check_consumer_generations(requests, consumers, fold_for(conn))
-    _check_classes(requests, names)
+    # Upstream's order: missing provider, unknown class, capacity.
     providers, stock = _fetch_providers(
-        conn, {rp for request in requests for rp, _, _ in request.resources},
+        conn, [rp for request in requests for rp, _, _ in request.resources],
         {row.resource_provider_id for row in old_rows})
+    _check_classes(requests, names)
     demands = _demands(requests, providers, names.classes)
     _discount(stock, old_rows)
     check_capacity(demands, stock, providers, names.classes)
@@ -397,9 +398,9 @@ def _fetch_consumers(conn, requests):
 
 
 def _check_classes(requests, names) -> None:
-    """Raise ResourceClassNotFound for an unknown class (the first)."""
-    classes = {rc for request in requests for _, rc, _ in request.resources}
-    missing = sorted(classes - set(names.classes))
+    """Raise ResourceClassNotFound for the body's first unknown class."""
+    missing = [rc for request in requests for _, rc, _ in request.resources
+               if rc not in names.classes]
     if missing:
         raise exception.ResourceClassNotFound(name=missing[0])
 
@@ -452,20 +453,21 @@ def _fetch_providers(conn, uuids, ids):
     """({id: _Seen}, {(rp_id, rc_id): _Stock}) of providers named by uuid
     or id, in one statement.
 
-    Raise AllocationProviderNotFound for an unknown uuid.
+    Raise AllocationProviderNotFound for the first unknown of ``uuids``.
     """
     if not uuids and not ids:
         return {}, {}
     providers = {}
     stock = {}
-    for row in conn.execute(_PROVIDERS_STOCK, {'uuids': sorted(uuids),
+    for row in conn.execute(_PROVIDERS_STOCK, {'uuids': sorted(set(uuids)),
                                                'ids': sorted(ids)}):
         providers[row.id] = _Seen(row.uuid, row.generation or 0)
         if row.resource_class_id is not None:
             stock[(row.id, row.resource_class_id)] = _Stock(
                 row.total, row.reserved, row.min_unit, row.max_unit,
                 row.step_size, row.allocation_ratio, int(row.used))
-    missing = sorted(set(uuids) - {seen.uuid for seen in providers.values()})
+    seen = {seen.uuid for seen in providers.values()}
+    missing = [uuid for uuid in uuids if uuid not in seen]
     if missing:
         raise exception.AllocationProviderNotFound(uuid=missing[0])
     return providers, stock
@@ -498,7 +500,7 @@ def check_capacity(demands, stock, providers, class_ids) -> None:
     used + sum <= (total - reserved) * allocation_ratio.
     """
     class_names = {rc_id: name for name, rc_id in class_ids.items()}
-    for (rp_id, rc_id), amounts in sorted(demands.items()):
+    for (rp_id, rc_id), amounts in demands.items():  # the body's order
         names = dict(resource_class=class_names[rc_id],
                      uuid=providers[rp_id].uuid)
         inv = stock.get((rp_id, rc_id))

@@ -172,7 +172,7 @@ _SELECT_CURRENT = select_current_stmt()
 def fetch_current(conn, provider_id, names) -> _Current:
     """The provider's inventories, the ids of its classes and of
     ``names``, and its usage of each; raise ResourceClassNotFound for an
-    unknown name (the first alphabetically)."""
+    unknown name (the first in the order of ``names``, as upstream)."""
     class_ids, existing, usages = {}, {}, {}
     # A name no database can hold (a lone surrogate) is unknown without
     # asking the database.
@@ -185,7 +185,7 @@ def fetch_current(conn, provider_id, names) -> _Current:
         usages[row.resource_class] = int(row.used)
         if row.is_stored:
             existing[row.resource_class] = _inventory_from_row(row)
-    missing = sorted(set(names) - set(class_ids))
+    missing = [name for name in names if name not in class_ids]
     if missing:
         raise exception.ResourceClassNotFound(name=missing[0])
     return _Current(class_ids, existing, usages)
@@ -480,12 +480,13 @@ def update_inventory(ctx, provider_uuid, seen_generation, inventory,
                      allow_reserved_equal_total=True):
     """Replace one existing class's inventory; (generation, Inventory).
 
-    Checks, in order: generation (conflict), the class exists
-    (ResourceClassNotFound), the provider has it (InventoryNotFound),
-    capacity (InvalidInventoryCapacity*).
+    Checks, in order (upstream's): generation (conflict), capacity
+    (InvalidInventoryCapacity*), the class exists (ResourceClassNotFound),
+    the provider has it (InventoryNotFound).
     """
     with db_api.transaction(ctx) as conn:
         locked = _lock_provider(conn, provider_uuid, seen_generation)
+        check_capacity(provider_uuid, inventory, allow_reserved_equal_total)
         name = inventory.resource_class
         current = fetch_current(conn, locked[0].id, [name])
         if name not in current.existing:

@@ -2,7 +2,8 @@
 
 One transaction does, in order:
 
-1. check every named provider's generation against the client's (409),
+1. check that every named provider exists and its generation against the
+   client's (409), then that every inventory's class exists,
 2. give each provider with a new inventory an *interim* inventory, the
    union of its old and new classes (new values win), so that allocations
    can move onto the new classes before the old ones disappear,
@@ -19,7 +20,9 @@ import dataclasses
 import typing
 
 from placement.db import api as db_api
+from placement.db import models
 from placement import exception
+from placement.objects import _sql
 from placement.objects import allocation as allocation_obj
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
@@ -51,9 +54,12 @@ def reshape(ctx, changes: typing.Sequence[InventoryChange],
 
 @db_api.operation(on_duplicate='conflict')
 def _reshape(ctx, changes, requests, allow_reserved_equal_total):
-    changes = sorted(changes, key=lambda change: change.provider_uuid)
     with db_api.transaction(ctx) as conn:
+        # Refusals name the first culprit in the request's order, as
+        # upstream's; writes go in uuid order.
         providers = _fetch_checked(conn, changes)
+        _check_classes(conn, changes)
+        changes = sorted(changes, key=lambda change: change.provider_uuid)
         for change in changes:
             if change.inventories:
                 interim = dict(inv_obj.fetch_inventories(
@@ -90,6 +96,16 @@ def _fetch_checked(conn, changes) -> typing.Dict[str, rp_obj.Provider]:
                 'actual: %s, given: %s' % (
                     provider.uuid, provider.generation, change.generation))
     return providers
+
+
+def _check_classes(conn, changes) -> None:
+    """Raise ResourceClassNotFound for the first unknown class of the
+    inventories, before any capacity is checked (upstream's order)."""
+    names = [name for change in changes for name in change.inventories]
+    found, _ = _sql.fetch_ids_by_name(conn, models.resource_classes, names)
+    missing = [name for name in names if name not in found]
+    if missing:
+        raise exception.ResourceClassNotFound(name=missing[0])
 
 
 def _set_inventory(conn, provider, inventories, allow_reserved_equal_total):

@@ -59,3 +59,27 @@ PUT_INVENTORIES = _object(
         'type': 'object',
         'patternProperties': {RESOURCE_CLASS_PATTERN: _INVENTORY},
     })
+
+# The entries of ``inventories`` whose name is no class name: the schema
+# above leaves them alone, as the reference service's does (its 400s
+# print it), yet the operation reads their values: the generation and
+# each capacity are checked before the unknown class, as there. So they
+# are checked apart, after it: an object with an integer total and each
+# inventory field of its type; other members are ignored, as there.
+OTHER_NAME_INVENTORY = {
+    'type': 'object',
+    'properties': {name: {'type': field['type']}
+                   for name, field in _FIELDS.items()},
+    'required': ['total'],
+}
+_OTHER_NAMES = {
+    'type': 'object',
+    'patternProperties': {'^(?!%s)' % RESOURCE_CLASS_PATTERN[1:]:
+                          OTHER_NAME_INVENTORY},
+}
+
+# PUT /resource_providers/{uuid}/inventories, after PUT_INVENTORIES.
+PUT_INVENTORIES_OTHER_NAMES = {
+    'type': 'object',
+    'properties': {'inventories': _OTHER_NAMES},
+}

@@ -32,6 +32,16 @@ def _reshaper(consumer):
     }
 
 
+# POST /reshaper, after the schema of its version: the entries of each
+# provider's inventories whose name is no class name.
+POST_RESHAPER_OTHER_NAMES = {
+    'type': 'object',
+    'properties': {'inventories': {
+        'type': 'object',
+        'additionalProperties': inventory.PUT_INVENTORIES_OTHER_NAMES,
+    }},
+}
+
 POST_RESHAPER_V1_30 = _reshaper(allocation.CONSUMER_V1_28)
 POST_RESHAPER_V1_34 = _reshaper(allocation.CONSUMER_V1_34)
 POST_RESHAPER_V1_38 = _reshaper(allocation.CONSUMER_V1_38)

@@ -174,26 +174,26 @@ class RunTest(testtools.TestCase):
             budget=60, commit_wait=5).commit_reserve)
 
     def test_attempts_end_before_the_commit_reserve(self):
-        policy = retry.RetryPolicy(budget=0.4, commit_wait=0.2,
+        policy = retry.RetryPolicy(budget=1.0, commit_wait=0.5,
                                    backoff=0.001, backoff_max=0.002)
-        seen = []
+        seen, started = [], []
 
         def func():
             # (end of the attempts, end of the budget): exact, unlike two
             # readings of the clock.
             seen.append(retry.DEADLINE.get())
+            started.append(time.monotonic())
             raise mysql_error(2003)
-        start = time.monotonic()
         self.assertRaises(exception.DatabaseUnavailable, self._run, func,
                           policy=policy)
-        # The attempts stopped at the reserve, not at the budget's end
-        # (a generous margin for a busy machine).
-        self.assertLess(time.monotonic() - start, 0.4)
-        self.assertGreater(len(seen), 2)
-        for attempts_end, budget_end in seen:
-            self.assertAlmostEqual(0.2, budget_end - attempts_end,
-                                   places=6)
-            self.assertLessEqual(attempts_end - start, 0.2 + 0.05)
+        self.assertGreater(len(seen), 1)
+        (attempts_end, budget_end), = set(seen)
+        self.assertAlmostEqual(0.5, budget_end - attempts_end, places=6)
+        # The attempts stopped at the reserve, not at the budget's end:
+        # each attempt but the last was followed by another only when it
+        # ended before the end of the attempts (an order of events, true
+        # however slow the machine; the last may begin a backoff later).
+        self.assertLess(max(started[:-1]), attempts_end)
 
     def test_a_lost_commit_is_checked_within_the_whole_budget(self):
         policy = retry.RetryPolicy(budget=0.4, commit_wait=0.2)
@@ -212,8 +212,9 @@ class RunTest(testtools.TestCase):
         self.assertEqual(attempts_end, budget_end)
 
     def test_a_lost_commit_not_checkable_in_time_says_so(self):
-        policy = retry.RetryPolicy(budget=0.2, backoff=0.001,
-                                   backoff_max=0.002, commit_wait=0.1)
+        # A budget long enough for several checks on a busy machine.
+        policy = retry.RetryPolicy(budget=1.0, backoff=0.001,
+                                   backoff_max=0.002, commit_wait=0.5)
         calls = []
 
         def unreachable(conn):

@@ -4,6 +4,7 @@ import unittest
 import webob
 import webob.exc
 
+from placement import errors
 from placement import microversion
 from placement import util
 
@@ -23,6 +24,7 @@ class ExtractJsonTest(unittest.TestCase):
         with self.assertRaises(webob.exc.HTTPBadRequest) as caught:
             util.extract_json(body, SCHEMA)
         self.assertIn(text, str(caught.exception))
+        return caught.exception
 
     def test_valid_body(self):
         self.assertEqual({'name': 'x', 'count': 2},
@@ -40,10 +42,35 @@ class ExtractJsonTest(unittest.TestCase):
                            "are not allowed ('foo' was unexpected)")
 
     def test_nested_far_too_deep(self):
-        self.assertBadRequest(b'[' * 100000 + b']' * 100000,
+        for body in (b'[' * 100000 + b']' * 100000,
+                     b'{"a": ' * 5000 + b'1' + b'}' * 5000,
+                     # Deep enough for the schema's report to recurse.
+                     b'{"a": ' * 500 + b'1' + b'}' * 500,
+                     b'[' * 500 + b']' * 500):
+            exc = self.assertBadRequest(body, 'nested too deeply')
+            self.assertEqual(errors.BODY_TOO_DEEP, exc.placement_code)
+
+    def test_depth_limit_counts_objects_and_arrays(self):
+        limit = util.MAX_JSON_DEPTH
+        self.assertBadRequest(b'[' * (limit + 1) + b']' * (limit + 1),
                               'nested too deeply')
-        self.assertBadRequest(b'{"a": ' * 5000 + b'1' + b'}' * 5000,
+        self.assertBadRequest(b'{"a": ' * limit + b'[]' + b'}' * limit,
                               'nested too deeply')
+        # At the limit, the schema judges it.
+        self.assertBadRequest(b'[' * limit + b']' * limit,
+                              'JSON does not validate')
+        self.assertBadRequest(
+            b'{"a": ' * (limit - 1) + b'[]' + b'}' * (limit - 1),
+            'JSON does not validate')
+
+    def test_brackets_in_strings_and_wide_bodies_pass(self):
+        name = '[{' * 100
+        self.assertEqual({'name': name}, util.extract_json(
+            b'{"name": "%s"}' % name.encode(), SCHEMA))
+        wide = {'type': 'array', 'items': {'type': 'array'}}
+        self.assertEqual([[]] * 1000,
+                         util.extract_json(b'[%s]' % b','.join([b'[]'] * 1000),
+                                           wide))
 
     def test_lone_surrogates(self):
         for body in (b'{"name": "\\ud800"}', b'{"name": "a\\udc00b"}'):

@@ -11,11 +11,12 @@ V = microversion.Version
 
 
 def parse(query, mv=(1, 39)):
-    params = {}
+    params, pairs = {}, []
     for item in query.split('&'):
         key, _, value = item.partition('=')
         params.setdefault(key, []).append(value)
-    return querystring.parse_candidate_query(params, V(*mv))
+        pairs.append((key, value))
+    return querystring.parse_candidate_query(params, V(*mv), pairs)
 
 
 class TestGroups(unittest.TestCase):
@@ -143,3 +144,86 @@ class TestErrors(unittest.TestCase):
         self.assert_400('resources=VCPU:1&root_required=A&root_required=A'
                         '&same_subtree=,', 'only once',
                         code='placement.query.duplicate_key')
+
+
+AGG = '11111111-1111-1111-1111-111111111111'
+RP1 = '22222222-2222-2222-2222-222222222222'
+RP2 = '33333333-3333-3333-3333-333333333333'
+
+
+class TestRepeatedKeys(unittest.TestCase):
+    """A key given more than once, as the reference service reads it."""
+
+    def assert_400(self, query, text, mv=(1, 39)):
+        with self.assertRaises(webob.exc.HTTPBadRequest) as ctx:
+            parse(query, mv)
+        self.assertIn(text, str(ctx.exception))
+
+    def test_the_first_limit_counts(self):
+        self.assertEqual(10, parse('resources=VCPU:1&limit=10&limit=1').limit)
+        self.assertEqual(1, parse('resources=VCPU:1&limit=1&limit=10').limit)
+        # As Python's int() reads it.
+        self.assertEqual(1, parse('resources=VCPU:1&limit=01&limit=2').limit)
+
+    def test_a_first_limit_that_is_no_positive_integer_is_400(self):
+        for first in ('x', '', '1.5', '0', '-1', '9' * 5000):
+            self.assert_400('resources=VCPU:1&limit=%s&limit=1' % first,
+                            "Expected the first 'limit' to be a positive "
+                            "integer")
+
+    def test_every_resources_value_is_read_the_last_wins(self):
+        for key in ('resources', 'resources1'):
+            query = parse('%s=VCPU:1&%s=DISK_GB:2&group_policy=none'
+                          % (key, key))
+            self.assertEqual((('DISK_GB', 2),), query.groups[0].resources)
+            self.assert_400('%s=VCPU:x&%s=VCPU:1' % (key, key),
+                            'expected positive integer amount. Got: x.')
+
+    def test_every_in_tree_value_is_read_the_last_wins(self):
+        query = parse('resources=VCPU:1&in_tree=%s&in_tree=%s' % (RP1, RP2))
+        self.assertEqual(RP2, query.groups[0].in_tree)
+        self.assert_400('resources=VCPU:1&in_tree=x&in_tree=%s' % RP1,
+                        "format of uuid. Got: x")
+
+    def test_keys_are_read_in_the_order_of_the_query(self):
+        self.assert_400('resources=VCPU:1&in_tree=x&resources=VCPU:y',
+                        "format of uuid. Got: x")
+        self.assert_400('resources2=VCPU:y&resources1=VCPU:x'
+                        '&group_policy=none', 'Got: y.')
+        self.assert_400('required1=A,&resources1=VCPU:x',
+                        'Got an empty trait in: A,')
+
+    def test_member_of_and_required_read_all_values_at_once(self):
+        self.assert_400('member_of=%s&resources=VCPU:x&member_of=bad' % AGG,
+                        "valid UUID(s). Got: bad")
+        self.assert_400('required=A&resources=VCPU:x&required=A,',
+                        'Got an empty trait in: A,')
+
+    def test_before_1_39_only_the_last_required_is_read(self):
+        query = parse('resources=VCPU:1&required=!&required=B', (1, 38))
+        self.assertEqual(frozenset({'B'}), query.groups[0].traits.required)
+        self.assert_400('required=A&resources=VCPU:x&required=A,',
+                        'Got an empty trait in: A,', (1, 38))
+
+    def test_request_wide_keys_before_the_groups(self):
+        self.assert_400('in_tree=x&resources=VCPU:1&root_required=A,',
+                        'Got an empty trait in: A,')
+        self.assert_400('in_tree=x&resources=VCPU:1&same_subtree=',
+                        'Empty string')
+        self.assert_400('in_tree=x&resources=VCPU:1&limit=x&limit=1',
+                        "first 'limit'")
+
+    def test_member_of_uuids_before_the_forbidden_version(self):
+        self.assert_400('resources=VCPU:1&member_of=!x',
+                        "valid UUID(s). Got: x", (1, 31))
+        self.assert_400('resources=VCPU:1&member_of=!%s,%s' % (AGG, AGG),
+                        "must be prefixed with the 'in:'", (1, 31))
+        self.assert_400('resources=VCPU:1&member_of=!%s' % AGG,
+                        'Forbidden member_of parameters are not supported',
+                        (1, 31))
+
+    def test_unknown_same_subtree_suffixes_are_named_once(self):
+        self.assert_400('resources_1=VCPU:1&resources_2=VCPU:1'
+                        '&group_policy=none&same_subtree=_3,_3'
+                        '&same_subtree=_4,_3',
+                        "['_3', '_4'] not found in ['_1', '_2']")
