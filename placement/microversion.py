@@ -192,6 +192,10 @@ class Windows:
             ((parse_version(start), value) for start, value in windows),
             key=lambda pair: pair[0])
 
+    def items(self):
+        """The (start Version, value) pairs, oldest first."""
+        return list(self._windows)
+
     def at(self, mv):
         chosen = None
         for start, value in self._windows:

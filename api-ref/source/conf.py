@@ -11,9 +11,12 @@ author = 'placement contributors'
 
 extensions = []
 root_doc = 'index'
-exclude_patterns = ['build', 'samples']
+exclude_patterns = ['build', 'samples', '_extra']
 html_theme = 'alabaster'
 html_static_path = []
+# Copied as they are to the root of the built site: openapi.json, the
+# OpenAPI document (python -m placement.openapi writes it).
+html_extra_path = ['_extra']
 html_theme_options = {
     'description': 'REST API, microversions 1.0 to 1.39',
     'fixed_sidebar': True,

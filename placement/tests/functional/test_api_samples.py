@@ -51,6 +51,7 @@ from placement import handler
 from placement import microversion
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import backends
+from placement.tests.functional.fixtures import openapi_check
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
                                     '..'))
@@ -260,8 +261,10 @@ class SampleStory(unittest.TestCase):
     def test_story(self):
         placement = app_fixture.PlacementApp(self.backend)
         self.addCleanup(placement.cleanup)
+        # Each answer is also checked against the OpenAPI document.
+        app = openapi_check.checked(placement.app)
         for step in load_story(self.section):
-            resp = send_in_process(placement.app, self.section, step)
+            resp = send_in_process(app, self.section, step)
             if resp.status == NOT_IMPLEMENTED:
                 self.skipTest('%s answers 501 (not implemented yet)'
                               % _describe(step))
