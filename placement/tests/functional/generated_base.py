@@ -10,6 +10,7 @@ import unittest
 
 from placement.tests.functional.fixtures import backends
 from placement.tests.functional.fixtures import generated_settings
+from placement.tests.functional.fixtures import openapi_check
 from placement.tests.functional.fixtures import probe as probe_module
 from placement.tests.functional.fixtures import seed_data
 
@@ -18,14 +19,14 @@ class GeneratedCase:
     """Mixed with unittest.TestCase by ``for_each_backend``."""
 
     backend_name = None
-    document = None
 
     def setUp(self):
         super().setUp()
         backend = backends.BACKENDS[self.backend_name]
         if backend not in backends.available():
             self.skipTest('%s is not available' % self.backend_name)
-        self.probe = probe_module.Probe(backend, document=self.document)
+        self.probe = probe_module.Probe(
+            backend, checker=openapi_check.checker())
         self.addCleanup(self.probe.close)
         self.addCleanup(lambda: probe_module.report(self.id(), self.probe))
         self.known, setup = seed_data.world(generated_settings.SEED)

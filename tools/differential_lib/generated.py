@@ -1,0 +1,277 @@
+"""The differential's generated mode: generated requests, both services.
+
+    .venv/bin/python tools/differential --generated 3000 --db mysql \\
+        [--seed 22] [--port 18501]
+
+Our service (under uwsgi, on ``--port`` + 1) and upstream's
+(``upstream-server``, under uwsgi too, on ``--port``) each start on a fresh
+database of the chosen server and get the same seed world
+(placement/tests/functional/fixtures/seed_data). Then the requests the
+generated-request tests send (the OpenAPI document's positive and
+negative cases from ``document_requests``, and the hostile ones of
+``hostile``, drawn by hypothesis from ``--seed``) go to both. Each pair
+of answers goes through the differential's comparison (``compare``, with
+the seed rule of ``candidates`` for candidate and aggregate lists), and
+after each request that may write, both databases' rows are compared
+(``rows``). Differences are printed as the gabbi replay prints them and
+summed up by class: kind, route, method and, for a status, the two
+statuses, each with its shortest request.
+
+When the rows differ, the two services no longer hold the same state
+and every later answer could differ for that reason alone: both start
+again on fresh databases (counted as a restart). An answer of 500 from
+upstream is not a difference to copy: it is counted apart.
+"""
+import collections
+import re
+
+import hypothesis
+from hypothesis import strategies as st
+
+from placement import handler
+from placement.tests.functional.fixtures import app as app_fixture
+from placement.tests.functional.fixtures import document_requests
+from placement.tests.functional.fixtures import generated_settings
+from placement.tests.functional.fixtures import hostile
+from placement.tests.functional.fixtures import live_server
+from placement.tests.functional.fixtures import seed_data
+from tools.differential_lib import candidates
+from tools.differential_lib import compare
+from tools.differential_lib import rows
+
+FILE = 'generated'
+
+
+def compare_answers(ours, up, uuid_map, judge=None):
+    """[(kind, detail)] between two compare.Answer: the differential's
+    own comparison, the one this mode relies on."""
+    return compare.differences(ours, up, uuid_map, judge)
+
+
+def _templates():
+    found = []
+    for template in handler.ROUTE_DECLARATIONS:
+        pattern = re.sub(r'\\\{\w+\\\}', '[^/]+', re.escape(template))
+        found.append((re.compile('^%s$' % pattern), template))
+    return found
+
+
+_TEMPLATES = _templates()
+
+
+def route_of(path):
+    """The route template ``path`` matches, or the path itself."""
+    for regex, template in _TEMPLATES:
+        if regex.match(path):
+            return template
+    return '(no route) %s' % path[:60]
+
+
+class Pair:
+    """Our service and upstream's, each on a fresh database."""
+
+    def __init__(self, backend, upstream, our_port):
+        self.backend, self.upstream = backend, upstream
+        self.placement = app_fixture.PlacementApp(backend)
+        self.up_url = self.server = None
+        try:
+            self.up_url = backend.create()
+            upstream.start(self.up_url, {})
+            # The same trait ids as upstream's (their numbering changes
+            # from one start to the next), as the gabbi replay does;
+            # then ours starts under uwsgi on that database.
+            rows.copy_trait_ids(self.up_url, self.placement.db)
+            self.server = live_server.UwsgiServer(self.placement.url,
+                                                  our_port)
+        except BaseException:
+            self.close()
+            raise
+        self.uuid_map = compare.UuidMap()
+
+    def close(self):
+        if self.server is not None:
+            self.server.stop()
+        if self.up_url is not None:
+            self.upstream.stop()
+            self.backend.drop(self.up_url)
+        self.placement.cleanup()
+
+    def exchange(self, request):
+        """(our compare.Answer, upstream's) for ``request``."""
+        mine = live_server.send(self.server.port, request.method,
+                                request.target(), request.headers,
+                                request.body)
+        ours = compare.Answer('%d %s' % (mine.status, mine.reason),
+                              mine.headers, mine.body)
+        to_up = self.uuid_map.to_upstream
+        body = request.body.decode('utf-8', 'surrogateescape')
+        up = compare.Answer(*self.upstream.request(
+            request.method, to_up(request.target()),
+            [(name, live_server.wire_value(to_up(value)))
+             for name, value in _wire_headers(request, self.upstream.port)],
+            to_up(body).encode('utf-8', 'surrogateescape')))
+        self.uuid_map.learn(request.target() + '\n' + body, request.method,
+                            ours, up)
+        return ours, up
+
+    def row_differences(self):
+        ours = rows.dump(self.placement.url)
+        up = rows.dump(self.up_url, self.uuid_map.to_ours)
+        return [('rows %s' % table, detail)
+                for table, detail in rows.compare(ours, up)]
+
+    def seed_order_judge(self, request, ours, up):
+        """The seed rule for candidate and aggregate lists, or None."""
+        uri = request.target()
+        if not candidates.applies(request.method, uri, ours, up):
+            return None
+
+        def judge(mine, theirs):
+            if candidates.AGGREGATES_RE.match(uri.split('?', 1)[0]):
+                return candidates.same_aggregates(mine, theirs)
+            full = None
+            query = candidates.unlimited(uri)
+            if query:
+                to_up = self.uuid_map.to_upstream
+                full = compare.Answer(*self.upstream.request(
+                    'GET', to_up(query),
+                    [(name, live_server.wire_value(to_up(value)))
+                     for name, value in _wire_headers(
+                         request, self.upstream.port)],
+                    b'')).normalised(self.uuid_map)[0]
+                full = full.body
+            return candidates.same(mine, theirs, full, None)
+        return judge
+
+
+def _wire_headers(request, port):
+    """The request's headers with the Host and Content-Length that
+    live_server.send adds for ours (Upstream.request adds none)."""
+    headers = [('Host', '127.0.0.1:%d' % port)] + list(request.headers)
+    if ((request.body or request.method in ('PUT', 'POST', 'PATCH'))
+            and request.header('content-length') is None):
+        headers.append(('Content-Length', str(len(request.body))))
+    return headers
+
+
+class Classes:
+    """Differences by class, each with its count and shortest request."""
+
+    def __init__(self):
+        self.count = collections.Counter()
+        self.example = {}
+
+    def add(self, request, ours, up, found):
+        route = '%s %s' % (request.method, route_of(request.path))
+        for kind, _detail in found:
+            if kind == 'upstream 500':
+                key = 'upstream 500 (ours %s): %s' % (ours.status[:3], route)
+            elif kind == 'status':
+                key = 'status ours %s, upstream %s: %s' % (
+                    ours.status[:3], up.status[:3], route)
+            else:
+                key = '%s (%s): %s' % (kind, up.status[:3], route)
+            self.count[key] += 1
+            text = request.describe()
+            if key not in self.example or len(text) < len(
+                    self.example[key]):
+                self.example[key] = text
+
+    def write(self, out):
+        out.write('\n== classes of difference\n')
+        for key, count in self.count.most_common():
+            out.write('%5d  %s\n       e.g. %s\n'
+                      % (count, key, self.example[key][:400]))
+
+
+class Session:
+    """Sends generated requests to a Pair; records what differs."""
+
+    def __init__(self, backend, upstream, recorder, seed, our_port):
+        self.backend, self.upstream = backend, upstream
+        self.recorder, self.seed, self.our_port = recorder, seed, our_port
+        self.known, self.world = seed_data.world(seed)
+        self.classes = Classes()
+        self.sent = self.upstream_500 = self.restarts = 0
+        self.pair = None
+        self.start()
+
+    def start(self):
+        self.pair = Pair(self.backend, self.upstream, self.our_port)
+        for request in self.world:
+            ours, up = self.pair.exchange(request)
+            if ours.status[:1] != '2' or up.status[:1] != '2':
+                raise RuntimeError('seed world request failed: %s\n'
+                                   'ours %s, upstream %s' % (
+                                       request.describe(), ours.status,
+                                       up.status))
+
+    def close(self):
+        self.pair.close()
+
+    def send(self, request):
+        self.sent += 1
+        self.recorder.test = 'request %d' % self.sent
+        ours, up = self.pair.exchange(request)
+        if up.status.startswith('500'):
+            self.upstream_500 += 1
+            self.classes.add(request, ours, up, [('upstream 500', '')])
+            return
+        found = compare_answers(ours, up, self.pair.uuid_map,
+                                self.pair.seed_order_judge(request, ours,
+                                                           up))
+        diverged = []
+        if _may_have_written(request, ours, up):
+            diverged = self.pair.row_differences()
+        self.recorder.exchange(request.method, request.target()[:300],
+                               ours, up, found + diverged)
+        self.classes.add(request, ours, up, found + diverged)
+        if diverged:
+            self.restarts += 1
+            self.pair.close()
+            self.start()
+
+
+def _may_have_written(request, ours, up):
+    """Whether the rows may differ after this exchange: a write that
+    either service took, or that they answered differently. (Ours
+    changes no row with a 4xx: the generated-request tests check it.)"""
+    if request.method == 'GET':
+        return False
+    return ours.status != up.status or ours.status[:1] == '2'
+
+
+def requests(known):
+    """The generated-request tests' generators, one request at a time."""
+    return st.one_of(document_requests.requests(known),
+                     hostile.requests(known))
+
+
+def run(session, count):
+    """Send ``count`` generated requests (seeded) through ``session``."""
+    @hypothesis.seed(session.seed)
+    @generated_settings.settings(count, phases=[hypothesis.Phase.generate])
+    @hypothesis.given(requests(session.known))
+    def send(request):
+        session.send(request)
+    send()
+
+
+def main(args, recorder, out):
+    """Run the generated mode; the caller reports ``recorder``."""
+    from placement.tests.functional.fixtures import backends
+    from tools.differential_lib import upstream as upstream_module
+    recorder.file = FILE
+    upstream = upstream_module.Upstream(args.port, args.tmpdir)
+    upstream.stop()
+    session = Session(backends.BACKENDS[args.db], upstream, recorder,
+                      args.seed, args.port + 1)
+    try:
+        run(session, args.generated)
+    finally:
+        session.close()
+    session.classes.write(out)
+    out.write('%d requests sent; %d answered 500 by upstream (not '
+              'compared); %d restarts on fresh databases after rows '
+              'differed\n' % (session.sent, session.upstream_500,
+                              session.restarts))
