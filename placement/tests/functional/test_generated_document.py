@@ -15,7 +15,7 @@ from placement.tests.functional.fixtures import document_requests
 from placement.tests.functional.fixtures import generated_settings
 from placement.tests.functional.fixtures import query_requests
 
-EXAMPLES = generated_settings.examples(400)
+EXAMPLES = generated_settings.examples(300)
 
 
 class _DocumentRequests(generated_base.GeneratedCase):

@@ -13,7 +13,7 @@ from placement.tests.functional import generated_base
 from placement.tests.functional.fixtures import generated_settings
 from placement.tests.functional.fixtures import hostile
 
-EXAMPLES = generated_settings.examples(300)
+EXAMPLES = generated_settings.examples(200)
 
 
 class _HostileRequests(generated_base.GeneratedCase):

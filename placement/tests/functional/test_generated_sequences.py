@@ -14,7 +14,7 @@ from placement.tests.functional import generated_base
 from placement.tests.functional.fixtures import claim_sequences
 from placement.tests.functional.fixtures import generated_settings
 
-SEQUENCES = generated_settings.sequences(20)
+SEQUENCES = generated_settings.sequences(12)
 
 
 class _ClaimSequences(generated_base.GeneratedCase):
