@@ -1,14 +1,15 @@
 """The differential's generated mode: generated requests, both services.
 
     .venv/bin/python tools/differential --generated 3000 --db mysql \\
-        [--seed 22] [--port 18501]
+        [--seed 22] [--port 18501] [--minutes 60]
 
 Our service (under uwsgi, on ``--port`` + 1) and upstream's
 (``upstream-server``, under uwsgi too, on ``--port``) each start on a fresh
 database of the chosen server and get the same seed world
 (placement/tests/functional/fixtures/seed_data). Then the requests the
 generated-request tests send (the OpenAPI document's positive and
-negative cases from ``document_requests``, and the hostile ones of
+negative cases from ``document_requests``, query strings with a
+parameter repeated from ``query_requests``, and the hostile requests of
 ``hostile``, drawn by hypothesis from ``--seed``) go to both. Each pair
 of answers goes through the differential's comparison (``compare``, with
 the seed rule of ``candidates`` for candidate and aggregate lists), and
@@ -19,6 +20,9 @@ statuses, each with its shortest request. (Rows are compared after
 every request but a GET, refused ones too: a stray row of upstream's
 shows at the request that left it.)
 
+``--minutes`` stops the run when that time is up (so does Ctrl-C), and
+the report covers the requests sent.
+
 When the rows differ, the two services no longer hold the same state
 and every later answer could differ for that reason alone: both start
 again on fresh databases (counted as a restart). An answer of 500 from
@@ -27,6 +31,8 @@ upstream is not a difference to copy: it is counted apart.
 import collections
 import http.client
 import re
+import sys
+import time
 import traceback
 import warnings
 
@@ -236,12 +242,18 @@ class Classes:
                       % (count, key, self.example[key][:400]))
 
 
+class TimeUp(Exception):
+    """The run's time (--minutes) is over."""
+
+
 class Session:
     """Sends generated requests to a Pair; records what differs."""
 
-    def __init__(self, backend, upstream, recorder, seed, our_port):
+    def __init__(self, backend, upstream, recorder, seed, our_port,
+                 deadline=None):
         self.backend, self.upstream = backend, upstream
         self.recorder, self.seed, self.our_port = recorder, seed, our_port
+        self.deadline = deadline
         self.known, self.world = seed_data.world(seed)
         self.classes = Classes()
         self.sent = self.upstream_500 = self.restarts = 0
@@ -262,6 +274,8 @@ class Session:
         self.pair.close()
 
     def send(self, request):
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TimeUp()
         self.sent += 1
         self.recorder.test = 'request %d' % self.sent
         try:
@@ -320,7 +334,10 @@ def run(session, count):
     @hypothesis.given(requests(session.known))
     def send(request):
         session.send(request)
-    send()
+    try:
+        send()
+    except (TimeUp, KeyboardInterrupt):
+        sys.stdout.write('\nstopped after %d requests\n' % session.sent)
 
 
 def main(args, recorder, out):
@@ -330,8 +347,10 @@ def main(args, recorder, out):
     recorder.file = FILE
     upstream = upstream_module.Upstream(args.port, args.tmpdir)
     upstream.stop()
+    deadline = (time.monotonic() + 60 * args.minutes if args.minutes
+                else None)
     session = Session(backends.BACKENDS[args.db], upstream, recorder,
-                      args.seed, args.port + 1)
+                      args.seed, args.port + 1, deadline)
     try:
         run(session, args.generated)
     finally:

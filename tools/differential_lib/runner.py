@@ -235,6 +235,8 @@ def parse_args(argv):
                              'gabbi suite (differential_lib/generated.py)')
     parser.add_argument('--seed', type=int, default=22,
                         help='the seed of --generated')
+    parser.add_argument('--minutes', type=float, default=0,
+                        help='stop --generated after this many minutes')
     return parser.parse_args(argv)
 
 
