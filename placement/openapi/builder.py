@@ -32,7 +32,8 @@ ERROR_RESPONSES = {
     409: ('Conflict', 'A conflict: a generation changed (code '
           'placement.concurrent_update), a name is taken, the resource is '
           'in use, or capacity is exceeded.'),
-    413: ('PayloadTooLarge', 'The request body is too large.'),
+    413: ('PayloadTooLarge', 'The request body is longer than the limit '
+          '([oslo_middleware] max_request_body_size).'),
     415: ('UnsupportedMediaType', 'The body is not application/json.'),
     503: ('ServiceUnavailable', 'No database could serve the request; '
           'retry after Retry-After seconds.'),
@@ -138,11 +139,14 @@ def _operation(template, method, handlers):
 
 
 def _error_statuses(template, op, body, below_status):
-    statuses = {400, 406} | set(op.errors)
+    # Any request: a bad version header or Content-Length (400), a
+    # version out of range (406), a body over the size limit (413, even
+    # where no body is read).
+    statuses = {400, 406, 413} | set(op.errors)
     if template != '/':
         statuses |= {401, 403, 503}
     if body is not None:
-        statuses |= {413, 415}
+        statuses.add(415)
     if below_status is not None:
         statuses.add(below_status)
     return sorted(statuses)
@@ -237,7 +241,10 @@ def _named_schema(value):
 
 def _error_response(status, description):
     headers = {'OpenStack-API-Version': dict(VERSION_HEADER, required=False),
-               'Vary': dict(VARY_HEADER, required=False),
+               # Without openstack-api-version on an answer made before
+               # a version was chosen (a 401: "Vary: Origin" with CORS).
+               'Vary': _header('What the answer depends on.',
+                               {'type': 'string'}, required=False),
                'X-OpenStack-Request-Id': REQUEST_ID_HEADER}
     if status == 405:
         headers['Allow'] = _header('The methods the URL has.',

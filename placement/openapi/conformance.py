@@ -77,13 +77,7 @@ class Checker:
         self.document = document
         self._routes = [(template, _route_regex(template))
                         for template in document['paths']]
-        self._projections = {}
         self._responses = {}
-
-    def _projection(self, mv):
-        if mv not in self._projections:
-            self._projections[mv] = windows.at_version(self.document, mv)
-        return self._projections[mv]
 
     def _template(self, path):
         for template, regex in self._routes:
@@ -162,13 +156,13 @@ class Checker:
 
     def _compile_response(self, key):
         template, method, status, mv = key
-        projected = self._projection(mv)
-        operation = projected['paths'][template][method]
-        response = operation['responses'].get(str(status))
-        if response is None:
+        response = self.document['paths'][template][method][
+            'responses'].get(str(status))
+        if response is None or not windows.covers(response, mv):
             return None
-        return self._compile_parts(inline_refs(response, projected),
-                                   projected)
+        return self._compile_parts(
+            windows.project(inline_refs(response, self.document), mv),
+            self.document)
 
     def _compile_parts(self, response, root):
         """({media type: body validator}, ((header, required, value

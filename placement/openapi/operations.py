@@ -135,8 +135,12 @@ OPERATIONS = {
         errors=(404,)),
     (_RP, 'PUT'): Operation(
         'Update a resource provider (name; parent from 1.14)', _PROVIDER,
-        (Answer(200, 'The updated provider.', bodies.RESOURCE_PROVIDER,
-                (CACHE,)),),
+        # The reference service sends no Last-Modified for a child
+        # provider never updated before.
+        (Answer(200, 'The updated provider. Last-Modified may be missing '
+                'when the provider is a child that was never updated '
+                'before.', bodies.RESOURCE_PROVIDER,
+                (CACHE_MAYBE_UNDATED,)),),
         errors=(400, 404, 409), body=resource_provider.PUT_SCHEMA),
     (_RP, 'DELETE'): Operation(
         'Delete a resource provider without allocations or children',

@@ -108,7 +108,7 @@ def at_version(document, mv):
     part outside ``mv`` removed, every version ``anyOf`` replaced by its
     one branch, the tags dropped, and the version header fixed."""
     mv = microversion.parse_version(mv)
-    projected = _project(document, mv)
+    projected = project(document, mv)
     projected['info']['version'] = str(mv)
     projected['info']['description'] = (
         'The placement API at microversion %s only: send '
@@ -143,9 +143,12 @@ def _present(node, mv):
         covers(b, mv) for b in branches)
 
 
-def _project(node, mv):
+def project(node, mv):
+    """Any part of the document (a schema, a response...) at ``mv``:
+    what ``at_version`` does to the whole, without the header and the
+    info."""
     if isinstance(node, list):
-        return [_project(item, mv) for item in node if _present(item, mv)]
+        return [project(item, mv) for item in node if _present(item, mv)]
     if not isinstance(node, dict):
         return node
     branches = node.get('anyOf')
@@ -153,8 +156,8 @@ def _project(node, mv):
         chosen = [b for b in branches if covers(b, mv)]
         merged = {k: v for k, v in node.items() if k != 'anyOf'}
         merged.update(chosen[0])
-        return _project(merged, mv)
-    projected = {key: _project(value, mv) for key, value in node.items()
+        return project(merged, mv)
+    projected = {key: project(value, mv) for key, value in node.items()
                  if key not in (KEY, REQUIRED_KEY) and _present(value, mv)}
     if REQUIRED_KEY in node:
         low, high = window_of({KEY: node[REQUIRED_KEY]})

@@ -93,7 +93,7 @@ def request_body(section, step):
     return step.get('body')
 
 
-def _headers(step, has_body):
+def step_headers(step, has_body):
     headers = {
         'x-auth-token': step.get('token', 'admin'),
         'accept': 'application/json',
@@ -119,7 +119,7 @@ def send_in_process(app, section, step):
     """Send a step to a WSGI app; return a Response."""
     body = request_body(section, step)
     req = webob.Request.blank(step['url'], method=step['method'],
-                              headers=_headers(step, body is not None))
+                              headers=step_headers(step, body is not None))
     if body is not None:
         req.body = json.dumps(body).encode('utf-8')
     resp = req.get_response(app)
@@ -132,7 +132,7 @@ def send_http(base_url, section, step):
     data = None if body is None else json.dumps(body).encode('utf-8')
     req = urllib.request.Request(base_url.rstrip('/') + step['url'],
                                  data=data, method=step['method'],
-                                 headers=_headers(step, data is not None))
+                                 headers=step_headers(step, data is not None))
     try:
         with urllib.request.urlopen(req) as resp:
             return Response(resp.status, _decode(resp.read()))
