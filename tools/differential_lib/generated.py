@@ -238,9 +238,14 @@ class Classes:
         self.count = collections.Counter()
         self.example = {}
 
-    def add(self, request, ours, up, found):
+    def add(self, request, ours, up, found, allowed=()):
+        """Count ``found``; ``allowed`` flags those the allowlist allows
+        (their class is marked so)."""
         route = '%s %s' % (request.method, route_of(request.path))
-        for kind, _detail in found:
+        flags = list(allowed) + [False] * (len(found) - len(allowed))
+        for (kind, _detail), is_allowed in zip(found, flags):
+            if is_allowed:
+                kind = '(allowed) ' + kind
             if kind == 'upstream 500':
                 key = 'upstream 500 (ours %s): %s' % (ours.status[:3], route)
             elif kind == 'status':
@@ -324,7 +329,10 @@ class Session:
             row_kinds, diverged = self.pair.row_differences()
         self.recorder.exchange(request.method, request.target()[:300],
                                ours, up, found + row_kinds)
-        self.classes.add(request, ours, up, found + row_kinds)
+        recorded = self.recorder.differences[
+            len(self.recorder.differences) - len(found + row_kinds):]
+        self.classes.add(request, ours, up, found + row_kinds,
+                         [bool(diff.allowed) for diff in recorded])
         if diverged:
             self.restarts += 1
             self.pair.close()
