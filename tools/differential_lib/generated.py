@@ -151,8 +151,9 @@ class Pair:
         up = rows.normalise(self.tables.read(self.up_url),
                             self.uuid_map.to_ours)
         for table in STRAY_TABLES:
+            mine = set(ours.get(table, ()))
             up[table] = [row for row in up.get(table, ())
-                         if (table, row) not in self.strays]
+                         if (table, row) not in self.strays or row in mine]
         found = rows.compare(ours, up)
         kinds = [('rows %s' % table, detail) for table, detail in found]
         strays = {(table, row) for table in STRAY_TABLES
