@@ -41,6 +41,11 @@ def dump(url, convert=None):
                       if name not in SKIPPED_TABLES}
     finally:
         engine.dispose()
+    return normalise(tables, convert)
+
+
+def normalise(tables, convert=None):
+    """{table: sorted [row text]} of {table: [row dict]} (see dump)."""
     keys = {}
     for table, column in set(FOREIGN.values()):
         keys[table] = {row['id']: row[column]

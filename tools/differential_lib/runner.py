@@ -230,6 +230,13 @@ def parse_args(argv):
                         help="TMPDIR for upstream-server (its venv)")
     parser.add_argument('--write-doc', action='store_true',
                         help='write the doc page from the allowlist, exit')
+    parser.add_argument('--generated', type=int, default=0, metavar='N',
+                        help='send N generated requests instead of the '
+                             'gabbi suite (differential_lib/generated.py)')
+    parser.add_argument('--seed', type=int, default=22,
+                        help='the seed of --generated')
+    parser.add_argument('--minutes', type=float, default=0,
+                        help='stop --generated after this many minutes')
     return parser.parse_args(argv)
 
 
@@ -243,6 +250,11 @@ def main(argv=None):
         return 0
     backend = backends.BACKENDS[args.db]
     recorder = Recorder(entries, sys.stdout)
+    if args.generated:
+        from tools.differential_lib import generated
+        generated.main(args, recorder, sys.stdout)
+        report(recorder, args.db)
+        return 1 if recorder.different else 0
     upstream = upstream_module.Upstream(args.port, args.tmpdir)
     upstream.stop()
     run = Run(backend, upstream, recorder)
