@@ -12,9 +12,9 @@ the server's CPU milliseconds per request (its backends' own time).
 ``--profile NAME`` prints a cProfile of that query's requests instead;
 ``--plans`` (PostgreSQL) prints, per statement of one request, the
 server's planning and execution milliseconds as a plain statement and
-as the prepared statement the service runs (EXPLAIN ANALYZE, the last
-of several runs on a connection of its own: caches warm, and the
-generic plan once the server settles on it).
+as a prepared statement, as psycopg runs the repeated ones (EXPLAIN
+ANALYZE, the last of several runs on a connection of its own: caches
+warm, and the generic plan once the server settles on it).
 
     .venv/bin/python tools/profile_candidates.py --shape nested \\
         --db mysql+pymysql://root@127.0.0.1/perf_prof --load sql
@@ -24,6 +24,7 @@ import cProfile
 import io
 import os
 import pstats
+import re
 import statistics
 import sys
 import time
@@ -34,7 +35,6 @@ import webob
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_candidates as bc  # noqa: E402
 
-from placement.db import prepared  # noqa: E402
 from placement import deploy  # noqa: E402
 from placement.tests.functional.fixtures import app as app_fixture  # noqa
 
@@ -109,13 +109,29 @@ def measure(app, counter, query, repeat):
             counter.statements / repeat, server, body)
 
 
+_PARAM = re.compile(r'%\((\w+)\)s')
+
+
+def _prepared(statement, name='pl_plans'):
+    """(PREPARE text, EXECUTE text) of a pyformat ``statement``."""
+    names = []
+    for found in _PARAM.findall(statement):
+        if found not in names:
+            names.append(found)
+    prepare = 'PREPARE %s AS %s' % (name, _PARAM.sub(
+        lambda m: '$%d' % (names.index(m.group(1)) + 1), statement))
+    execute = 'EXECUTE ' + name
+    if names:
+        execute += '(%s)' % ', '.join('%%(%s)s' % n for n in names)
+    return prepare, execute
+
+
 def plans(app, db, query, runs=7):
     """Print (planning, execution) ms of each statement of one request
     of ``query``, plain and prepared (see the module docstring)."""
     seen = []
 
     def executed(conn, cursor, statement, params, context, many):
-        # The statement before db.prepared made it an EXECUTE.
         seen.append((context.statement, context.parameters[0]))
     sa.event.listen(db.reader, 'after_cursor_execute', executed)
     call(app, query)
@@ -126,13 +142,13 @@ def plans(app, db, query, runs=7):
     try:
         cursor = raw.cursor()
         for number, (statement, params) in enumerate(seen):
-            text = prepared._Text(statement)
+            prepare, execute = _prepared(statement)
             for _ in range(runs):
                 plain = _explain(cursor, statement, params)
-            cursor.execute(text.prepare)
+            cursor.execute(prepare)
             for _ in range(runs):
-                found = _explain(cursor, text.execute, params)
-            cursor.execute('DEALLOCATE ' + text.name)
+                found = _explain(cursor, execute, params)
+            cursor.execute('DEALLOCATE pl_plans')
             print('   statement %d: plain %.3f + %.3f ms, prepared %.3f '
                   '+ %.3f ms (planning + execution): %s' % (
                       number + 1, *plain, *found,

@@ -13,10 +13,7 @@ directly, one request after another, and reports per route:
   waits for the database (its work and the round trips), the most
   distorted by a loaded machine;
 - ``stmts``: statements sent per request (before_cursor_execute);
-- ``trips``: database round trips per request: statements plus pings,
-  COMMITs and ROLLBACKs (the pool's reset on return included) that
-  reach the server, and the BEGIN psycopg2 sends before a statement
-  outside a transaction;
+- ``trips``: database round trips per request (``Counter``);
 - ``rows``: rows the statements returned; ``bytes``: the body.
 
 ``--profile ROUTE`` (a substring of a route name) prints a cProfile of
@@ -48,24 +45,59 @@ from placement.tests.functional.fixtures import app as app_fixture  # noqa
 PROJECT = bench_routes.PROJECT
 
 
+def _psycopg_idle(dbapi_con):
+    """True when a psycopg (3 or 2) connection is in no transaction."""
+    # The pool's proxy (a dialect's do_* get it) has an info of its own.
+    dbapi_con = getattr(dbapi_con, 'dbapi_connection', dbapi_con)
+    info = getattr(dbapi_con, 'info', None)
+    status = getattr(info, 'transaction_status', None)
+    if status is None:
+        status = dbapi_con.get_transaction_status()
+    return status == 0
+
+
 class Counter:
-    """Statements, rows and round trips on one engine."""
+    """Statements, rows and round trips on one engine.
+
+    On PyMySQL every command sent is a round trip (placement's
+    round_trips may send several statements in one): they are counted
+    where PyMySQL sends them. On psycopg: statements, pings, and the
+    COMMITs and ROLLBACKs that reach the server (none when no
+    transaction is open), plus the BEGIN psycopg sends before a
+    statement outside a transaction.
+    """
 
     def __init__(self, engine):
         self.statements = self.trips = self.rows = 0
+        self.psycopg = engine.dialect.driver in ('psycopg', 'psycopg2')
         sa.event.listen(engine, 'before_cursor_execute', self._before)
         sa.event.listen(engine, 'after_cursor_execute', self._after)
-        dialect = engine.dialect
-        for name in ('do_ping', 'do_rollback', 'do_commit'):
-            setattr(dialect, name, self._counting(getattr(dialect, name)))
+        if engine.dialect.driver == 'pymysql':
+            self._count_pymysql_commands()
+        elif self.psycopg:
+            dialect = engine.dialect
+            for name in ('do_ping', 'do_rollback', 'do_commit'):
+                setattr(dialect, name,
+                        self._counting(getattr(dialect, name)))
+
+    def _count_pymysql_commands(self):
+        import pymysql
+        cls = pymysql.connections.Connection
+        command, counter = cls._execute_command, self
+
+        def counted(conn, *args):
+            counter.trips += 1
+            return command(conn, *args)
+        cls._execute_command = counted
 
     def _before(self, conn, *args):
         self.statements += 1
+        if not self.psycopg:
+            return
         self.trips += 1
         dbapi_con = conn.connection.dbapi_connection
-        if (conn.dialect.driver == 'psycopg2' and not dbapi_con.autocommit
-                and dbapi_con.get_transaction_status() == 0):
-            self.trips += 1  # psycopg2's own BEGIN (TRANSACTION_STATUS_IDLE)
+        if not dbapi_con.autocommit and _psycopg_idle(dbapi_con):
+            self.trips += 1  # psycopg's own BEGIN
 
     def _after(self, conn, cursor, *args):
         if cursor.description is not None and cursor.rowcount > 0:
@@ -73,13 +105,9 @@ class Counter:
 
     def _counting(self, func):
         def counted(dbapi_con, *args, **kwargs):
-            # psycopg2 sends nothing when no transaction is open, nor
-            # placement's PyMySQL connection after a COMMIT or a
-            # statement that carried its own ROLLBACK (pymysql_conn).
-            if not ((func.__self__.driver == 'psycopg2'
-                     and dbapi_con.get_transaction_status() == 0)
-                    or (func.__name__ == 'do_rollback'
-                        and getattr(dbapi_con, '_committed', False))):
+            # psycopg sends no COMMIT or ROLLBACK when no transaction is
+            # open; a ping always goes out.
+            if func.__name__ == 'do_ping' or not _psycopg_idle(dbapi_con):
                 self.trips += 1
             return func(dbapi_con, *args, **kwargs)
         return counted

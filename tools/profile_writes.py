@@ -9,8 +9,8 @@ database's), the SQL statements sent and the rows they returned. With
 ``--sql`` it prints the statements of one request of each step; with
 ``--profile NAME`` a cProfile (CPU time) of that step. Last, 10 threads
 claim 1 VCPU each on ``--claims`` providers of 16 VCPU until all are full
-(tools/bench_claims.py's load, in process): CPU, statements and attempts
-(retries after a lost generation race) per request.
+(tools/bench_claims.py's load, in process): CPU, statements, round trips
+and attempts (retries after a lost generation race) per request.
 
     .venv/bin/python tools/profile_writes.py --n 1000 \\
         --db mysql+pymysql://root@127.0.0.1/perf_writes_prof
@@ -30,6 +30,7 @@ import webob
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_routes as br  # noqa: E402
+import profile_routes  # noqa: E402
 
 from placement import deploy  # noqa: E402
 from placement.tests.functional.fixtures import app as app_fixture  # noqa
@@ -57,23 +58,13 @@ class InProcess(br.Server):
 
 
 class Counter:
-    """Statements (and their text) sent on the engine; on PyMySQL also
-    the commands (round trips: statements, COMMIT, ROLLBACK, ping)."""
+    """Statements (and their text) sent on the engine, and the round
+    trips (profile_routes.Counter)."""
 
     def __init__(self, engine):
         self.statements = []
-        self.commands = [0]
-        self.pymysql = engine.dialect.driver == 'pymysql'
+        self.trips = profile_routes.Counter(engine)
         sa.event.listen(engine, 'before_cursor_execute', self._before)
-        if self.pymysql:
-            import pymysql
-            cls = pymysql.connections.Connection
-            command, commands = cls._execute_command, self.commands
-
-            def counted(conn, *args):
-                commands[0] += 1
-                return command(conn, *args)
-            cls._execute_command = counted
 
     def _before(self, conn, cursor, statement, parameters, context,
                 executemany):
@@ -116,14 +107,14 @@ def measure(server, counter, step, repeat, start):
     """(median CPU ms, statements, round trips per request) over
     ``repeat`` requests."""
     cpu = []
-    before, commands = len(counter.statements), counter.commands[0]
+    before, commands = len(counter.statements), counter.trips.trips
     for i in range(start, start + repeat):
         t0 = time.process_time()
         step(server, i)
         cpu.append((time.process_time() - t0) * 1000)
     return (statistics.median(cpu),
             (len(counter.statements) - before) / repeat,
-            (counter.commands[0] - commands) / repeat)
+            (counter.trips.trips - commands) / repeat)
 
 
 # --- claims under contention, in process -----------------------------------
@@ -168,6 +159,7 @@ def claims(server, counter, providers, claimers):
                 if status == 409:
                     full.add(rp)
     before, cpu = len(counter.statements), time.process_time()
+    trips = counter.trips.trips
     threads = [threading.Thread(target=claimer, args=(i,))
                for i in range(claimers)]
     for thread in threads:
@@ -177,10 +169,11 @@ def claims(server, counter, providers, claimers):
     alloc_obj.write_allocations = write
     requests = sum(counts.values())
     return ('claims: %d granted, %d refused; per request %.2f cpu ms, '
-            '%.1f statements, %.2f attempts' % (
+            '%.1f statements, %.1f round trips, %.2f attempts' % (
                 counts['204'], counts['409'],
                 (time.process_time() - cpu) * 1000 / requests,
                 (len(counter.statements) - before) / requests,
+                (counter.trips.trips - trips) / requests,
                 attempts[0] / requests))
 
 
@@ -219,8 +212,7 @@ def main():
             step(server, 10_000 + 100 * k + i)
         cpu, stmts, trips = measure(server, counter, step, args.repeat,
                                     1000 * k)
-        print('%-34s %8.2f %6.1f %6s' % (
-            name, cpu, stmts, '%.1f' % trips if counter.pymysql else '-'))
+        print('%-34s %8.2f %6.1f %6.1f' % (name, cpu, stmts, trips))
         if args.sql:
             before = len(counter.statements)
             step(server, 999_000 + k)

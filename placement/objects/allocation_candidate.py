@@ -263,8 +263,7 @@ def _range_end(conn, query, lookups, low, size):
     params[offset] = size - 1
     if after:
         params[after] = low
-    row = conn.execute(stmt, params,
-                       execution_options=sql.PREPARED).first()
+    row = conn.execute(stmt, params).first()
     return None if row is None else row.id
 
 

@@ -14,7 +14,6 @@ from sqlalchemy.ext import compiler
 from sqlalchemy.sql import visitors
 
 from placement.db import models
-from placement.db import prepared
 from placement.objects import _sql
 
 # Shapes kept; a caller inventing endless shapes only starts it over.
@@ -100,8 +99,6 @@ INT, TEXT, INT_OR_NONE = 'int', 'text', 'int or none'
 # events); elsewhere a large packed answer would come back cut short and
 # be read twice.
 PACKING_DIALECTS = ('mysql',)
-# Execution options of the statements worth preparing (db.prepared).
-PREPARED = {prepared.PREPARE_OPTION: True}
 # Where the providers are read in heap order (state_stmt's heap_order).
 HEAP_ORDER_DIALECTS = _sql.PHYSICAL_ORDER_DIALECTS
 
@@ -112,9 +109,8 @@ def rows(conn, key, build, params, types):
 
     On MySQL they travel packed (see above); a packed answer that came
     back cut short (group_concat_max_len, max_allowed_packet) is asked
-    again row by row. Elsewhere they are prepared statements where the
-    engine prepares them (PostgreSQL, db.prepared): most of what the
-    server spent on them was planning.
+    again row by row. Elsewhere they are plain statements (psycopg
+    prepares the ones a connection runs often).
     """
     if conn.dialect.name in PACKING_DIALECTS:
         stmt = cached(('packed',) + key,
@@ -123,8 +119,7 @@ def rows(conn, key, build, params, types):
         found = _sql.unpack_json_rows(count, text, len(types))
         if found is not None:
             return found
-    return conn.execute(cached(key, build), params,
-                        execution_options=PREPARED).all()
+    return conn.execute(cached(key, build), params).all()
 
 
 def _packed(stmt, types):

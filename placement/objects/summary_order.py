@@ -96,8 +96,7 @@ def postgresql_order(conn, candidates, provider_ids, root_of):
     order = {}
     for rp_id in conn.execute(
             _hash_join_stmt(), {'ids': list(provider_ids),
-                                'mask': PG_MIN_BUCKETS - 1},
-            execution_options=candidate_sql.PREPARED).scalars():
+                                'mask': PG_MIN_BUCKETS - 1}).scalars():
         order.setdefault(rp_id, (0, len(order)))
     return order
 
