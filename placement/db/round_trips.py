@@ -30,8 +30,6 @@ and their order are the ones SQLAlchemy was given.
 """
 import contextlib
 
-from pymysql.constants import CLIENT
-from pymysql import cursors
 import sqlalchemy as sa
 
 _TRAILER = '\n;ROLLBACK'
@@ -69,17 +67,28 @@ class Connection:
         self.connection.rollback()
 
 
+# PyMySQL's names, imported by add_events: a PostgreSQL server never
+# loads PyMySQL (0.7 MiB per process).
+_MULTI_STATEMENTS = None
+_STREAMING_CURSOR = None
+
+
 def connect(dialect, conn_rec, cargs, cparams):
     """The do_connect hook: PyMySQL's connection, taking several
     statements in one text, wrapped."""
     cparams['client_flag'] = (cparams.get('client_flag', 0)
-                              | CLIENT.MULTI_STATEMENTS)
+                              | _MULTI_STATEMENTS)
     return Connection(dialect.connect(*cargs, **cparams))
 
 
 def add_events(engine) -> None:
     """Wrap the PyMySQL connections of ``engine`` and send the statements
     of 2. and 3. above."""
+    global _MULTI_STATEMENTS, _STREAMING_CURSOR
+    from pymysql.constants import CLIENT
+    from pymysql import cursors
+    _MULTI_STATEMENTS = CLIENT.MULTI_STATEMENTS
+    _STREAMING_CURSOR = cursors.SSCursor
     sa.event.listen(engine, 'do_connect', connect)
     sa.event.listen(engine, 'before_cursor_execute', _before, retval=True)
     sa.event.listen(engine, 'after_cursor_execute', _after)
@@ -108,7 +117,7 @@ def _before(conn, cursor, statement, parameters, context, executemany):
 def _buffered(cursor):
     """Whether ``cursor`` reads a whole answer at once (not a streaming
     server-side cursor), so that the answer after it can be read."""
-    return not isinstance(cursor, cursors.SSCursor)
+    return not isinstance(cursor, _STREAMING_CURSOR)
 
 
 def _after(conn, cursor, statement, parameters, context, executemany):

@@ -138,3 +138,23 @@ class Psycopg2Test(base.BackendTestCase):
             with db_api.reader(db, snapshot=snapshot) as conn:
                 self.assertEqual(['s1'], conn.execute(
                     sa.select(RP.c.uuid)).scalars().all())
+
+
+class PreferredTLSTest(base.BackendTestCase):
+    """PyMySQL's TLS choice is made by the first connection of an engine,
+    and its context shared (driver._PreferredTLS)."""
+
+    backend_name = 'mysql'
+
+    def test_later_connections_make_no_tls_context_of_their_own(self):
+        db = self.new_database(**{'placement_database.max_pool_size': 1,
+                                  'placement_database.max_overflow': 2})
+        with db.writer.connect() as first, db.writer.connect() as second:
+            ours = [conn.connection.dbapi_connection.connection
+                    for conn in (first, second)]
+        offered = bool(ours[0].server_capabilities & 0x800)  # CLIENT.SSL
+        self.assertEqual(offered, ours[1].ssl)
+        if offered:
+            self.assertIs(ours[0].ctx, ours[1].ctx)
+        else:
+            self.assertFalse(hasattr(ours[1], 'ctx'))
