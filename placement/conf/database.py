@@ -86,10 +86,12 @@ OPTS = [
              'half of it or read_timeout if that is less, is kept for a '
              'COMMIT in flight (Galera holds commits while it evicts a '
              'dead node) and for finding out whether a COMMIT whose answer '
-             'was lost took effect. The driver timeouts below are cut to '
-             'what is left of each part, so a frozen server holds a '
-             'request no longer than the budget (MySQL; see read_timeout '
-             'for PostgreSQL). When the attempts run out on a lost race '
+             'was lost took effect. The driver timeouts below are cut, '
+             'when a connection opens, to what is left of the budget, and '
+             'a pooled connection whose timeouts would outlast it is '
+             'replaced before use, so a frozen server holds a request no '
+             'longer than the budget (MySQL; see read_timeout for '
+             'PostgreSQL). When the attempts run out on a lost race '
              'the answer is 409 placement.concurrent_update; when no '
              'database server could serve the request it is 503 '
              'placement.database.unavailable with a Retry-After header. '
@@ -123,7 +125,7 @@ OPTS = [
         min=1,
         help='Seconds to wait for a new database connection (TCP connect '
              'and handshake). Passed as connect_timeout to PyMySQL and '
-             'psycopg2; only used with mysql and postgresql URLs.'),
+             'psycopg; only used with mysql and postgresql URLs.'),
     cfg.IntOpt(
         'read_timeout',
         default=15,

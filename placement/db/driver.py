@@ -1,13 +1,15 @@
 """What makes a database connection fail fast and be discarded when bad.
 
-Engine arguments and events, per backend: driver timeouts (so that a
-frozen server cannot hold a request past the retry budget), Galera's
-``wsrep_sync_wait`` session value, and the error hook that throws away a
-connection to a node that is not ready. No transactions here (``api``).
+Events added to an engine, per backend, through SQLAlchemy's public
+event API: driver timeouts given at connect time and fitted to the retry
+budget (so that a frozen server cannot hold a request past it), Galera's
+``wsrep_sync_wait`` session value, the server session a MySQL connection
+is on, and the error hook that throws away a connection that cannot
+serve again (a node that is not ready, a PostgreSQL session that lost its
+prepared statements). No transactions here (``api``).
 """
 import contextlib
 import dataclasses
-import sys
 import time
 
 from oslo_db import exception as db_exc
@@ -15,14 +17,21 @@ from oslo_log import log as logging
 import sqlalchemy as sa
 
 from placement.db import retry
+from placement.db import round_trips
 
 LOG = logging.getLogger(__name__)
 
 # Connection record info: (session id, host, port) of a MySQL session.
 SERVER_KEY = 'placement.server'
-# Imported by the first engine on PyMySQL (_pymysql_connection), so that
-# a server on PostgreSQL never loads PyMySQL (0.7 MiB per process).
-_PYMYSQL_CONN = 'placement.db.pymysql_conn'
+# Connection record info: the read timeout (seconds) the driver was
+# given when this connection was opened, and whether it has not been
+# checked out yet since.
+READ_TIMEOUT_KEY = 'placement.read_timeout'
+_FRESH_KEY = 'placement.fresh'
+# No timeout is cut below this (seconds).
+SHORTEST = 0.5
+# CR_SSL_CONNECTION_ERROR: TLS asked for, and the server has none.
+SSL_REFUSED = 2026
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,62 +65,136 @@ def connect_args(url, timeouts: Timeouts) -> dict:
             if key not in url.query}
 
 
-def _clamp(value, left):
-    """``value`` shortened to the operation's remaining budget."""
+def clamp(value: float, left) -> float:
+    """``value`` shortened to ``left`` seconds (None: not at all), never
+    below SHORTEST."""
     if left is None:
         return value
-    return max(min(value, left), 0.5)
+    return max(min(value, left), SHORTEST)
 
 
 def add_events(engine, timeouts: Timeouts) -> None:
-    """Hook the budget, wsrep_sync_wait and not-ready handling in."""
+    """Hook the budget, wsrep_sync_wait and the discarding of connections
+    that cannot serve again into ``engine``."""
     backend = engine.dialect.name
     if backend not in ('mysql', 'postgresql'):
         return
-
-    @sa.event.listens_for(engine, 'do_connect')
-    def short_connect(dialect, conn_rec, cargs, cparams):
-        left = retry.remaining()
-        for key in ('connect_timeout', 'read_timeout', 'write_timeout'):
-            if cparams.get(key):
-                cparams[key] = int(max(_clamp(float(cparams[key]), left),
-                                       1))
-
+    wanted = connect_args(engine.url, timeouts)
+    sa.event.listen(engine, 'do_connect', _timeouts_fitted(wanted))
+    if engine.dialect.driver == 'pymysql':
+        configured = engine.url.query.get('read_timeout', timeouts.read)
+        sa.event.listen(engine, 'checkout',
+                        _replace_unfit(float(configured)))
     if backend == 'mysql':
         _add_mysql_events(engine, timeouts)
+        if engine.dialect.driver == 'pymysql':
+            _PreferredTLS().add_events(engine)
+            # After _timeouts_fitted: it connects with their timeouts.
+            round_trips.add_events(engine)
+    else:
+        sa.event.listen(engine, 'handle_error', _discard_unprepared)
+
+
+def _timeouts_fitted(wanted):
+    """The do_connect hook: the driver timeouts of ``wanted`` (given to
+    the driver at connect time, its public way), cut to what is left of
+    the operation's budget: the connect timeout to its attempts, the read
+    and write timeouts to the whole of it (a COMMIT may use the reserve).
+    """
+    def fit(dialect, conn_rec, cargs, cparams):
+        for key, value in wanted.items():
+            cparams.setdefault(key, value)
+        if 'connect_timeout' in cparams:
+            # Whole seconds: libpq takes no fraction.
+            cparams['connect_timeout'] = int(max(clamp(
+                float(cparams['connect_timeout']), retry.remaining()), 1))
+        for key in ('read_timeout', 'write_timeout'):
+            if key in cparams:
+                cparams[key] = clamp(float(cparams[key]),
+                                     retry.remaining_for_commit())
+        if 'read_timeout' in cparams and conn_rec is not None:
+            conn_rec.info[READ_TIMEOUT_KEY] = cparams['read_timeout']
+            conn_rec.info[_FRESH_KEY] = True
+    return fit
+
+
+def _replace_unfit(configured: float):
+    """The checkout hook: a pooled connection whose read timeout would
+    let a frozen server hold this operation past its budget, or that was
+    opened late in an earlier one's (a timeout much shorter than
+    configured), is replaced by a new one opened with timeouts that fit
+    (raising DisconnectionError is SQLAlchemy's way to ask for that). At
+    the first attempt of an operation, with the defaults (read timeout
+    15 s, budget 30 s), every pooled connection fits. A connection opened
+    for this very checkout was fitted when it was opened (the time its
+    connect took aside).
+    """
+    def check(dbapi_con, con_record, con_proxy):
+        opened = con_record.info.get(READ_TIMEOUT_KEY)
+        if opened is None or con_record.info.pop(_FRESH_KEY, False):
+            return
+        left = retry.remaining_for_commit()
+        fitting = clamp(configured, left)
+        if opened > fitting + SHORTEST or opened < fitting / 2:
+            raise sa.exc.DisconnectionError(
+                'read timeout %.1f s does not fit the %s s left of the '
+                'budget' % (opened, 'unlimited' if left is None
+                            else '%.1f' % left))
+    return check
+
+
+class _PreferredTLS:
+    """PyMySQL's default TLS, decided once per engine, not per connection.
+
+    With no TLS option given, PyMySQL is "preferred": it encrypts when
+    the server offers TLS, without checking its certificate, and makes a
+    new SSLContext for that in every connection, loading the system's
+    certificate store into it, server offering TLS or not: 40 ms of CPU
+    per connection here, the pool's overflow connections included (the
+    listing of 1,000 providers at concurrency 10 ran at 0.60x of the
+    requests per second it does with this). The first connection is made
+    as PyMySQL makes it; whether its server offered TLS then decides the
+    next ones, through PyMySQL's public arguments: ``ssl`` set to that
+    first connection's context (``ctx``), shared, or ``ssl_disabled``.
+    A server that stops offering TLS fails the next connection
+    (CR_SSL_CONNECTION_ERROR): the choice is then made anew. Connections
+    given TLS options of their own are left to PyMySQL.
+    """
+
+    def __init__(self):
+        self.context = None
+        self.offered = None
+
+    def add_events(self, engine):
+        sa.event.listen(engine, 'do_connect', self.choose)
+        sa.event.listen(engine, 'connect', self.learn)
+        sa.event.listen(engine, 'handle_error', self.forget)
+
+    def choose(self, dialect, conn_rec, cargs, cparams):
+        if any(key.startswith(('ssl', 'read_default')) for key in cparams):
+            return
+        if self.offered:
+            cparams['ssl'] = self.context
+        elif self.offered is False:
+            cparams['ssl_disabled'] = True
+
+    def learn(self, dbapi_con, con_record):
+        if self.offered is None:
+            # Imported here: a PostgreSQL server never loads PyMySQL.
+            from pymysql.constants import CLIENT
+            offered = bool(dbapi_con.server_capabilities & CLIENT.SSL)
+            self.context = dbapi_con.ctx if offered else None
+            self.offered = offered
+
+    def forget(self, context):
+        """A server that no longer offers TLS: choose anew."""
+        if retry.mysql_code(context.original_exception) == SSL_REFUSED:
+            self.offered = None
 
 
 def _add_mysql_events(engine, timeouts: Timeouts) -> None:
-    """The read/write timeouts cut to the budget, the server a connection
-    is on, not-ready nodes dropped, wsrep_sync_wait; PyMySQL's connection
-    of pymysql_conn."""
-    if engine.dialect.driver == 'pymysql':
-        # After short_connect (listeners run in order): its timeouts.
-        sa.event.listen(engine, 'do_connect', _pymysql_connection)
-
-    query = engine.url.query
-    read = float(query.get('read_timeout', timeouts.read))
-    write = float(query.get('write_timeout', timeouts.write))
-
-    def short_reads(dbapi_con, *args):
-        # PyMySQL applies these per socket operation: a retry late in
-        # the budget waits no longer than what is left of it.
-        dbapi_con.placement_timeouts = (read, write)
-        left = retry.remaining()
-        if getattr(dbapi_con, '_read_timeout', None):
-            dbapi_con._read_timeout = _clamp(read, left)
-        if getattr(dbapi_con, '_write_timeout', None):
-            dbapi_con._write_timeout = _clamp(write, left)
-
-    # The pool pings a connection before the checkout event: cut the
-    # timeouts before the ping too.
-    ping = engine.dialect.do_ping
-
-    def do_ping(dbapi_con):
-        short_reads(dbapi_con)
-        return ping(dbapi_con)
-    engine.dialect.do_ping = do_ping
-    sa.event.listen(engine, 'checkout', short_reads)
+    """The server a connection is on, not-ready nodes dropped,
+    wsrep_sync_wait."""
 
     @sa.event.listens_for(engine, 'connect')
     def remember_server(dbapi_con, con_record):
@@ -137,16 +220,14 @@ def _add_mysql_events(engine, timeouts: Timeouts) -> None:
                         _sync_wait_setter(timeouts.wsrep_sync_wait))
 
 
-def _pymysql_connection(dialect, conn_rec, cargs, cparams):
-    from placement.db import pymysql_conn
-    return pymysql_conn.Connection(*cargs, **cparams)
-
-
-def _is_ours(dbapi_con) -> bool:
-    """Whether ``dbapi_con`` is pymysql_conn's connection (none can be
-    before that module was imported)."""
-    module = sys.modules.get(_PYMYSQL_CONN)
-    return module is not None and isinstance(dbapi_con, module.Connection)
+def _discard_unprepared(context):
+    """A PostgreSQL session whose prepared statements are gone or stale
+    (retry.UNPREPARED_SQLSTATES: a pooler gave another server session, a
+    schema change altered a statement's columns) keeps failing: drop the
+    connection, so that the retry runs on a new session, where psycopg
+    prepares afresh."""
+    if retry.is_unprepared(context.original_exception):
+        context.is_disconnect = True
 
 
 def _sync_wait_setter(value):
@@ -166,17 +247,8 @@ def _sync_wait_setter(value):
     return set_sync_wait
 
 
-def before_commit(conn):
-    """Give the COMMIT about to be sent on ``conn`` what is left of the
-    whole budget, the COMMIT reserve included (Galera holds commits while
-    it evicts a dead node), up to the full driver timeouts; return the
-    server session running it (MySQL) or None."""
-    dbapi_con = conn.connection.dbapi_connection
-    full = getattr(dbapi_con, 'placement_timeouts', None)
-    if full is not None:
-        left = retry.remaining_for_commit()
-        dbapi_con._read_timeout = _clamp(full[0], left)
-        dbapi_con._write_timeout = _clamp(full[1], left)
+def server_of(conn):
+    """The server session (MySQL: id, host, port) of ``conn``, or None."""
     return conn.info.get(SERVER_KEY)
 
 
@@ -235,47 +307,42 @@ def causal_reads(conn):
 # Drivers whose autocommit is a client flag: switching it sends nothing.
 # (PyMySQL's is a server variable: a round trip each way, more than the
 # ROLLBACK it would spare.)
-CLIENT_SIDE_AUTOCOMMIT = frozenset(['psycopg2'])
+CLIENT_SIDE_AUTOCOMMIT = frozenset(['psycopg2', 'psycopg'])
 
 
-# Isolation levels at which every statement reads a snapshot of its own,
-# in a transaction or not (PostgreSQL's default).
-PER_STATEMENT_SNAPSHOTS = frozenset(['READ COMMITTED', 'READ UNCOMMITTED'])
-
-
-def snapshot_per_statement(conn) -> bool:
-    """True where a transaction would give its reads no common snapshot:
-    psycopg2 on a server whose default isolation (read by SQLAlchemy on
-    the engine's first connection) is READ COMMITTED. A read there gains
-    nothing from its BEGIN and ROLLBACK but two round trips.
-    """
-    return (conn.dialect.driver in CLIENT_SIDE_AUTOCOMMIT
-            and conn.dialect.default_isolation_level
-            in PER_STATEMENT_SNAPSHOTS)
+def _idle(dbapi_con) -> bool:
+    """True when ``dbapi_con`` (psycopg 3 or psycopg2) is open and in
+    no transaction, as a connection the pool hands out is."""
+    if dbapi_con.closed:
+        return False
+    info = getattr(dbapi_con, 'info', None)
+    status = getattr(info, 'transaction_status', None)
+    if status is None:  # psycopg2
+        status = dbapi_con.get_transaction_status()
+    return status == 0  # IDLE in both
 
 
 @contextlib.contextmanager
-def statements_alone(conn, wanted):
+def statements_alone(conn, wanted: bool):
     """Each statement its own transaction while in the block, when
-    ``wanted``: on our PyMySQL connection each carries its ROLLBACK
-    (pymysql_conn); else psycopg2's autocommit on, when ``wanted`` and
-    the connection is idle (status 0) as a pooled one is; else nothing
-    (a closed one then fails in its first statement, as the retry policy
-    expects). The flag, not isolation_level='AUTOCOMMIT', which costs
-    SQLAlchemy more CPU. psycopg2 sends no ROLLBACK for the transaction
-    SQLAlchemy then ends, nor for the pool's reset.
+    ``wanted``: where the driver's autocommit is a client flag (psycopg),
+    no BEGIN before a statement nor ROLLBACK after; on PyMySQL each
+    statement sent with its ROLLBACK (round_trips); elsewhere nothing (a
+    transaction, as usual).
+
+    psycopg's public ``autocommit`` attribute may only change on an idle
+    connection, as a pooled one is (a closed one then fails in its first
+    statement, as the retry policy expects).
     """
-    dbapi_con = conn.connection.dbapi_connection
-    if wanted and _is_ours(dbapi_con):
-        dbapi_con.end_each = True
-        try:
-            yield
-        finally:
-            dbapi_con.end_each = False
+    if not wanted:
+        yield
         return
-    if not (wanted and conn.dialect.driver in CLIENT_SIDE_AUTOCOMMIT
-            and not dbapi_con.closed
-            and dbapi_con.get_transaction_status() == 0):
+    if conn.dialect.driver not in CLIENT_SIDE_AUTOCOMMIT:
+        with round_trips.statements_alone(conn):
+            yield
+        return
+    dbapi_con = conn.connection.dbapi_connection
+    if not _idle(dbapi_con):
         yield
         return
     dbapi_con.autocommit = True
@@ -285,37 +352,3 @@ def statements_alone(conn, wanted):
         # A connection that broke is discarded, whatever its flag.
         if not conn.invalidated and not dbapi_con.closed:
             dbapi_con.autocommit = False
-
-
-def _on_ours(conn, ask) -> bool:
-    """``ask(connection)`` if ``conn`` is on our PyMySQL connection
-    (pymysql_conn), and whether it was."""
-    dbapi_con = conn.connection.dbapi_connection
-    if not _is_ours(dbapi_con):
-        return False
-    ask(dbapi_con)
-    return True
-
-
-def then_in_same_packet(conn, sql) -> bool:
-    """Have ``sql`` (a constant statement) sent in the same packet after
-    the next statement ``conn`` executes, where the driver can (our
-    PyMySQL connection: pymysql_conn), and say whether it will be."""
-    return _on_ours(conn, lambda ours: ours.then(sql.encode()))
-
-
-def first_in_next_packet(conn) -> bool:
-    """Have the next statement ``conn`` executes kept and sent first in
-    the packet of the one after it, where the driver can (our PyMySQL
-    connection: pymysql_conn), and say whether it will be. The kept
-    statement's result then has no rows: for a statement wanted for its
-    effect only (a lock), whose error fails the statement after it."""
-    return _on_ours(conn, lambda ours: ours.hold())
-
-
-def end_after_next(conn) -> bool:
-    """Have the next statement on ``conn`` end its transaction in its own
-    packet (a ROLLBACK after it) where the driver can (our PyMySQL
-    connection), and say whether it will: for the last statement of a
-    read, whose ROLLBACK would otherwise be a round trip of its own."""
-    return _on_ours(conn, lambda ours: ours.end_after_next())

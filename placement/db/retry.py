@@ -86,14 +86,15 @@ POSTGRESQL_ERRORS = {
     '57P01': Failure.DISCONNECT,  # admin_shutdown
     '57P02': Failure.DISCONNECT,  # crash_shutdown
     '57P03': Failure.NOT_READY,  # cannot_connect_now (starting up)
-    # The session lost (or already held) a prepared statement of ours:
-    # db.prepared starts over, or stops preparing (see there).
+    # The session lost (or already held) a statement psycopg prepared:
+    # the connection is discarded (driver) and the retry prepares anew.
     '26000': Failure.NOT_READY,  # invalid_sql_statement_name
     '42P05': Failure.NOT_READY,  # duplicate_prepared_statement
     '08': Failure.DISCONNECT,    # connection_exception (class)
 }
 
 PLAN_CHANGED = 'cached plan must not change result type'
+UNPREPARED_SQLSTATES = frozenset(['26000', '42P05'])
 
 # Codes that mean "this connection should not be used again" although
 # the driver does not call them a disconnect.
@@ -128,9 +129,19 @@ def _postgresql_failure(error):
         return None
     if pgcode == '0A000' and PLAN_CHANGED in str(error):
         # A prepared statement whose columns a schema change altered:
-        # db.prepared prepares it again on the next attempt.
+        # the next attempt runs on a new connection (is_unprepared).
         return Failure.NOT_READY
     return POSTGRESQL_ERRORS.get(pgcode, POSTGRESQL_ERRORS.get(pgcode[:2]))
+
+
+def is_unprepared(error) -> bool:
+    """True when a PostgreSQL DB-API ``error`` says the session lost,
+    already holds or can no longer use a statement the driver prepared:
+    the connection cannot serve that statement again."""
+    pgcode = getattr(error, 'pgcode', None) or getattr(error, 'sqlstate',
+                                                       None)
+    return pgcode in UNPREPARED_SQLSTATES or (
+        pgcode == '0A000' and PLAN_CHANGED in str(error))
 
 
 def classify(exc: BaseException) -> typing.Optional[Failure]:

@@ -6,7 +6,6 @@ never begin or commit.
 """
 import datetime
 
-import orjson
 import sqlalchemy as sa
 
 from placement.db import models
@@ -196,26 +195,3 @@ def replace_links(conn, link_table, column, provider_id, current, wanted,
         conn.execute(link_table.insert(), [
             {'resource_provider_id': provider_id, column: linked_id,
              'created_at': now} for linked_id in added])
-
-
-def unpack_json_rows(count, text, width):
-    """The rows of a GROUP_CONCAT of JSON arrays (``count`` of them,
-    each ``width`` long); None when the answer is incomplete or could be
-    misread (a backslash escape the packing does not make, a truncated
-    or unparsable text), so that the caller reads the rows plainly.
-    """
-    if not count:
-        return []
-    if text is None:
-        return None
-    if isinstance(text, bytes):  # a server that types the value binary
-        text = text.decode('utf-8')
-    if '\\' in text:
-        return None
-    try:
-        found = orjson.loads('[%s]' % text)
-    except orjson.JSONDecodeError:
-        return None
-    if len(found) != count or any(len(row) != width for row in found):
-        return None
-    return found

@@ -14,7 +14,7 @@ new allocations; a provider that only loses allocations keeps its
 generation, except that the providers of a consumer whose new
 allocations are empty are bumped.
 Before it reads anything, an attempt locks the rows of the providers it
-adds to (resource_provider.lock_provider_rows): a concurrent claim on one
+adds to (resource_provider.lock_then_read): a concurrent claim on one
 of them waits for our COMMIT and then reads after it, instead of losing
 the swap at the end and running its attempt again.
 Any writer that raised the usage of a provider we add to after our
@@ -41,6 +41,7 @@ import typing
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import backend
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
@@ -239,10 +240,8 @@ def write_allocations(conn, requests) -> None:
     Raise ResourceProviderGenerationConflict when a provider changed
     since its generation was read (the caller must roll back).
     """
-    resource_provider.lock_provider_rows(
-        conn, {rp for request in requests for rp, _, _ in request.resources})
     consumers, old_rows, names = _fetch_consumers(conn, requests)
-    check_consumer_generations(requests, consumers, fold_for(conn))
+    check_consumer_generations(requests, consumers, backend.key_fold(conn))
     # Upstream's order: missing provider, unknown class, capacity.
     providers, stock = _fetch_providers(
         conn, [rp for request in requests for rp, _, _ in request.resources],
@@ -291,7 +290,7 @@ def check_consumer_generations(requests, consumers, fold=None) -> None:
     """Raise ConsumerGenerationConflict for a stale or unexpected one.
 
     ``fold`` gives the key under which the database compares consumer
-    uuids (MySQL's collation ignores case; fold_for). As upstream, the
+    uuids (MySQL's collation ignores case: backend.key_fold). As upstream, the
     requests are taken in order and a consumer an earlier one creates
     exists, at generation 0, for a later one that names it otherwise
     spelled.
@@ -309,12 +308,6 @@ def check_consumer_generations(requests, consumers, fold=None) -> None:
                     'null' if expected is None else expected,
                     request.consumer_generation))
         generations.setdefault(key, 0)
-
-
-def fold_for(conn):
-    """How the database compares consumer uuids: MySQL's collation ignores
-    case, the others compare the text as it is."""
-    return str.lower if conn.dialect.name == 'mysql' else str
 
 
 def select_consumers_with_allocations_stmt():
@@ -368,7 +361,8 @@ class _OldRow:
 
 def _fetch_consumers(conn, requests):
     """({uuid: Consumer}, [_OldRow], Names) for the consumers being
-    written and the names they refer to (the missing are absent)."""
+    written and the names they refer to (the missing are absent), read
+    after locking the rows of the providers added to."""
     consumers = {}
     old_rows = []
     named = []
@@ -379,7 +373,9 @@ def _fetch_consumers(conn, requests):
         {request.consumer_type for request in requests
          if request.consumer_type})
     params['uuids'] = sorted({request.consumer_uuid for request in requests})
-    for row in conn.execute(_CONSUMERS_WITH_ALLOCATIONS, params):
+    added_to = {rp for request in requests for rp, _, _ in request.resources}
+    for row in resource_provider.lock_then_read(
+            conn, added_to, _CONSUMERS_WITH_ALLOCATIONS, params):
         if row.kind != 'consumer':
             named.append(row)
             continue

@@ -16,9 +16,9 @@ import dataclasses
 import typing
 
 from oslo_db import exception as db_exc
-import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import backend
 from placement.db import models
 from placement.objects import audit_queries
 from placement.objects import audit_trees
@@ -75,20 +75,6 @@ _COLLECTORS = (
 _ORDER = {check.name: index for index, check in enumerate(CHECKS)}
 
 
-def set_repeatable_read(conn):
-    """Make the reader's transaction one snapshot for all its statements.
-
-    Must be its first statement. PostgreSQL's default READ COMMITTED, and
-    a MySQL/MariaDB server or session configured for it, take a snapshot
-    per statement; this transaction is raised to REPEATABLE READ (MySQL's
-    default) and marked read-only. SQLite reads one snapshot per
-    transaction already.
-    """
-    if conn.dialect.name in ('postgresql', 'mysql'):
-        conn.execute(sa.text(
-            'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY'))
-
-
 @db_api.operation
 def audit(ctx) -> typing.List[Finding]:
     """Every inconsistency in the stored data, in ``CHECKS`` order.
@@ -96,7 +82,7 @@ def audit(ctx) -> typing.List[Finding]:
     Opens one read transaction (one snapshot) for all the checks.
     """
     with db_api.reader(ctx) as conn:
-        set_repeatable_read(conn)
+        backend.repeatable_read(conn)
         findings = [finding for collect in _COLLECTORS
                     for finding in collect(conn)]
     return sorted(findings, key=lambda finding: _ORDER[finding.check])

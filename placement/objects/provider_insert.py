@@ -4,15 +4,17 @@ A child row needs its parent's id and root id, and the answer needs the
 parent's and root's uuids: where INSERT ... RETURNING exists (MariaDB
 10.5+, PostgreSQL, SQLite 3.35+: SQLAlchemy's ``insert_returning``), the
 INSERT takes them from a SELECT of the parent and returns them, instead
-of a SELECT before the INSERT. A root must point at its own id: on
-PostgreSQL the INSERT draws the id from the sequence itself; elsewhere
-an UPDATE after the INSERT sets it (resource_provider._insert_provider).
+of a SELECT before the INSERT. A root must point at its own id: where
+the INSERT can draw the id itself (backend.next_id: PostgreSQL's
+sequences) it does; elsewhere an UPDATE after the INSERT sets it
+(resource_provider._insert_provider).
 Queries only: ``conn`` first, no transaction begun or ended here.
 """
 import functools
 
 import sqlalchemy as sa
 
+from placement.db import backend
 from placement.db import models
 
 _COLUMNS = ('uuid', 'name', 'generation', 'created_at', 'updated_at',
@@ -27,12 +29,12 @@ def child_in_one_statement(conn) -> bool:
     1467, which the retry policy runs again as any lost race (the next
     attempt finds the parent gone: ObjectActionError, as upstream).
     """
-    return bool(conn.dialect.insert_returning)
+    return backend.inserts_return_rows(conn)
 
 
 def root_in_one_statement(conn) -> bool:
     """The root's own id is known inside its INSERT (a sequence)."""
-    return conn.dialect.name == 'postgresql'
+    return backend.next_id(conn, models.resource_providers.c.id) is not None
 
 
 def _values(parent_id, root_id):
@@ -81,15 +83,17 @@ def insert_child(conn, uuid, name, now, parent_uuid):
 
 
 @functools.cache
-def _insert_root_stmt():
+def _insert_root_stmt(new_id):
     """INSERT INTO resource_providers (id, ..., root_provider_id)
     SELECT new.id, :uuid, :name, 0, :now, :now, NULL, new.id
-    FROM (SELECT nextval(<the id column's sequence>) AS id) AS new
+    FROM (SELECT <new_id> AS id) AS new
     RETURNING id
+
+    ``new_id`` draws the next id (backend.next_id: PostgreSQL's
+    nextval(<the id column's sequence>)).
     """
     rp = models.resource_providers
-    new = sa.select(sa.func.nextval(sa.func.pg_get_serial_sequence(
-        rp.name, rp.c.id.name)).label('id')).subquery('new')
+    new = sa.select(new_id.label('id')).subquery('new')
     select = sa.select(new.c.id, *_values(sa.null(), new.c.id))
     return rp.insert().from_select(('id',) + _COLUMNS, select).returning(
         rp.c.id)
@@ -97,6 +101,8 @@ def _insert_root_stmt():
 
 def insert_root(conn, uuid, name, now):
     """The new root's id. Only where ``root_in_one_statement``."""
-    return conn.execute(_insert_root_stmt(), {
+    stmt = _insert_root_stmt(backend.next_id(
+        conn, models.resource_providers.c.id))
+    return conn.execute(stmt, {
         'uuid': uuid, 'name': name, 'now': now,
         'updated_at': now}).scalar_one()

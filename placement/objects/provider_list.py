@@ -8,13 +8,14 @@ with their entities (``aggregate.member_of_clauses``,
 import dataclasses
 import datetime
 import functools
-import operator
 import typing
 
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import backend
 from placement.db import models
+from placement.db import packed
 from placement.objects import _sql
 from placement.objects import aggregate as aggregate_obj
 from placement.objects import resource_class as rc_obj
@@ -164,8 +165,9 @@ def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids,
         stmt = stmt.where(rp.c.uuid == pfilter.uuid)
     if pfilter.in_tree is not None:
         stmt = stmt.where(_tree_clause(pfilter.in_tree))
-    # ``fits_as_set`` (SET_FIT_DIALECTS) and nothing narrowing the list
-    # to a few providers: the fitting ones are found as a set.
+    # ``fits_as_set`` (backend.groups_whole_tables_cheaply) and nothing
+    # narrowing the list to a few providers: the fitting ones are found
+    # as a set.
     fits_as_set = fits_as_set and all(
         value is None for value in (pfilter.name, pfilter.uuid,
                                     pfilter.in_tree))
@@ -198,53 +200,11 @@ def newest_of(rows):
     return datetime.datetime.fromisoformat(max(stamps))
 
 
-# --- rows packed on MySQL ----------------------------------------------------
-#
-# PyMySQL decodes each field of each row in Python: 1,000 providers of six
-# columns took some 4 ms, most of the request. Packed by the server into
-# one text of JSON arrays, they parse in C (orjson). As in
-# objects.candidate_sql, text is quoted, not escaped: an answer holding a
-# backslash, or that does not parse into COUNT(*) rows of seven (a name
-# with a quote or a control character), is read again row by row.
-
-_TEXT_COLUMNS = (0, 1, 3, 4, 5)  # of the listed columns; the rest ints
-_PACKED_WIDTH = 7
-PACKING_DIALECTS = ('mysql',)
-# Where ?resources= over every provider reads the fitting ones as a set:
-# PostgreSQL, at 1,000 providers 6.8 -> 4.9 ms with 20 allocations,
-# 69 -> 37 ms with 20,000. Not MariaDB: 6.6 -> 5.4 ms, but 12 -> 27 ms
-# (its GROUP BY of every allocation of the class goes through a
-# temporary table).
-SET_FIT_DIALECTS = ('postgresql',)
-
-
-def _packed(stmt):
-    """SELECT COUNT(*), GROUP_CONCAT(CONCAT('[', CONCAT_WS(',',
-        IFNULL(CONCAT('"', rp.uuid, '"'), 'null'), ..., rp.id), ']'))
-    FROM <stmt's FROM> WHERE <stmt's WHERE>
-
-    The listed columns themselves, not a derived table of ``stmt``: the
-    server then runs the same plan as for the rows. No order (sorting in
-    GROUP_CONCAT costs the server more): the rows carry the id.
-    """
-    fields = []
-    for index, column in enumerate(stmt.selected_columns):
-        if index in _TEXT_COLUMNS:
-            column = sa.func.concat('"', column, '"')
-        fields.append(sa.func.ifnull(column, 'null'))
-    row = sa.func.concat('[', sa.func.concat_ws(',', *fields), ']')
-    return stmt.with_only_columns(
-        sa.func.count(), sa.func.group_concat(row),
-        maintain_column_froms=True).order_by(None)
-
-
-def _unpacked(count, text):
-    """The rows of a packed answer in id order; None if it could be
-    misread."""
-    found = _sql.unpack_json_rows(count, text, _PACKED_WIDTH)
-    if found:
-        found.sort(key=operator.itemgetter(6))
-    return found
+# The kinds of the listed columns (db.packed), and the one (rp.id) the
+# list is ordered by.
+_LISTED_TYPES = (packed.TEXT, packed.TEXT, packed.INT, packed.TEXT,
+                 packed.TEXT, packed.TEXT, packed.INT)
+_ID_COLUMN = 6
 
 
 # Statements by the shape of the filter: building one costs more than
@@ -257,7 +217,7 @@ _BOUND = (('name', 'list_name'), ('uuid', 'list_uuid'),
           ('in_tree', 'list_in_tree'))
 
 
-def _cached_statement(pfilter, rc_ids, trait_ids, packed, dialect,
+def _cached_statement(pfilter, rc_ids, trait_ids, dialect,
                       fits_as_set=False):
     """(statement, parameters) for ``pfilter``; ids and ``fits_as_set``
     as for ``select_filtered_providers_stmt`` (ids: ints or SQL
@@ -269,8 +229,7 @@ def _cached_statement(pfilter, rc_ids, trait_ids, packed, dialect,
            tuple(sorted((k, v) for k, v in rc_ids.items()
                         if isinstance(v, int))),
            tuple(sorted((k, v) for k, v in trait_ids.items()
-                        if isinstance(v, int))), packed, dialect,
-           fits_as_set)
+                        if isinstance(v, int))), dialect, fits_as_set)
     stmt = _STATEMENTS.get(key)
     if stmt is None:
         bound = dataclasses.replace(pfilter, **{
@@ -278,8 +237,6 @@ def _cached_statement(pfilter, rc_ids, trait_ids, packed, dialect,
             if bind in params})
         stmt = select_filtered_providers_stmt(bound, rc_ids, trait_ids,
                                               dialect, fits_as_set)
-        if packed:
-            stmt = _packed(stmt)
         if len(_STATEMENTS) >= MAX_STATEMENTS:
             _STATEMENTS.clear()
         _STATEMENTS[key] = stmt
@@ -287,17 +244,11 @@ def _cached_statement(pfilter, rc_ids, trait_ids, packed, dialect,
 
 
 def _fetch_rows(conn, pfilter, rc_ids, trait_ids):
-    if conn.dialect.name in PACKING_DIALECTS:
-        stmt, params = _cached_statement(pfilter, rc_ids, trait_ids, True,
-                                         conn.dialect.name)
-        count, text = conn.execute(stmt, params).one()
-        found = _unpacked(count, text)
-        if found is not None:
-            return found
     stmt, params = _cached_statement(
-        pfilter, rc_ids, trait_ids, False, conn.dialect.name,
-        conn.dialect.name in SET_FIT_DIALECTS)
-    rows = conn.execute(stmt, params).all()
+        pfilter, rc_ids, trait_ids, conn.dialect.name,
+        backend.groups_whole_tables_cheaply(conn))
+    rows = packed.fetch_rows(conn, stmt, params, _LISTED_TYPES,
+                             order_by=_ID_COLUMN)
     if _hashed(pfilter, conn.dialect.name):
         return _roots_reversed(rows)
     return rows

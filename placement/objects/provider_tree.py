@@ -11,6 +11,7 @@ import datetime
 
 import sqlalchemy as sa
 
+from placement.db import backend
 from placement.db import models
 from placement.objects import _sql
 
@@ -59,8 +60,8 @@ def lock_trees(conn, uuids) -> None:
     turns (or deadlock and retry) and each loop check sees the other's
     result: without it, A under B's child and B under A's child at once
     would make a cycle. A no-op on SQLite, which serializes writers.
-    Then, on MySQL, ``_touch_roots``: on Galera a FOR UPDATE lock holds
-    only on its own node.
+    Then, where a lock may hold on one node only (Galera:
+    backend.locks_hold_on_one_node), ``_touch_roots``.
     """
     rp = models.resource_providers
     member = rp.alias('member')
@@ -69,7 +70,7 @@ def lock_trees(conn, uuids) -> None:
     conn.execute(sa.select(rp.c.id)
                  .where(rp.c.root_provider_id.in_(roots))
                  .order_by(rp.c.id).with_for_update()).all()
-    if conn.dialect.name == 'mysql':
+    if backend.locks_hold_on_one_node(conn):
         _touch_roots(conn, sorted(
             {root for root in conn.execute(roots).scalars() if root}))
 

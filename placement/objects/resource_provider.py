@@ -15,6 +15,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import backend
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
@@ -205,22 +206,10 @@ def lock_provider_row(conn, uuid) -> None:
                  .with_for_update()).all()
 
 
-def _lock_rows_stmt():
-    """SELECT id FROM resource_providers WHERE uuid IN (:uuids)
-    ORDER BY uuid FOR UPDATE         (PostgreSQL: FOR NO KEY UPDATE)
-    """
-    rp = models.resource_providers
-    return (sa.select(rp.c.id)
-            .where(rp.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
-            .order_by(rp.c.uuid).with_for_update(key_share=True))
-
-
-_LOCK_ROWS = _lock_rows_stmt()
-
-
-def lock_provider_rows(conn, uuids) -> None:
-    """Lock the rows of the providers ``uuids`` (missing ones are no
-    error), in uuid order, the same for every writer.
+def lock_then_read(conn, uuids, read_stmt, params) -> list:
+    """The rows of ``read_stmt`` read after locking the rows of the
+    providers ``uuids`` (missing ones are no error), in uuid order, the
+    same for every writer (db_api.lock_then_read).
 
     For a write that will read, then compare-and-swap, the generations
     of these providers: taken first, it makes a concurrent writer of the
@@ -231,15 +220,9 @@ def lock_provider_rows(conn, uuids) -> None:
     first plain read: that snapshot is then newer than every writer this
     one waited for. PostgreSQL's lock is FOR NO KEY UPDATE, as the swap's
     UPDATE takes, which does not block inserting a child or a trait row.
-    On PyMySQL the lock goes in the packet of the next statement (no
-    round trip of its own; db_api.first_in_next_packet).
     """
-    if not uuids:
-        return
-    kept = db_api.first_in_next_packet(conn)
-    result = conn.execute(_LOCK_ROWS, {'uuids': sorted(uuids)})
-    if not kept:
-        result.all()
+    return db_api.lock_then_read(conn, models.resource_providers.c.uuid,
+                                 uuids, read_stmt, params)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,10 +311,6 @@ def _set_own_root_stmt():
 
 
 _SET_OWN_ROOT = _set_own_root_stmt()
-# The same, right after the INSERT, in its packet (MySQL).
-_SET_LAST_INSERTED_OWN_ROOT = (
-    'UPDATE resource_providers SET root_provider_id = id '
-    'WHERE id = LAST_INSERT_ID()')
 
 
 def _insert_provider(conn, uuid, name, parent) -> Provider:
@@ -339,9 +318,9 @@ def _insert_provider(conn, uuid, name, parent) -> Provider:
 
     The unique keys on uuid and name refuse a duplicate (DBDuplicateEntry,
     which the caller translates): no SELECT beforehand. A root learns its
-    own id by an update (on PostgreSQL inside the INSERT: provider_insert;
-    on PyMySQL in the INSERT's packet);
-    its updated_at is set from birth (upstream's root rows carry it, its
+    own id inside its INSERT where the database can draw the id first
+    (provider_insert.insert_root), else by an UPDATE after it; its
+    updated_at is set from birth (upstream's root rows carry it, its
     child rows do not).
     """
     now = _sql.utcnow()
@@ -349,15 +328,13 @@ def _insert_provider(conn, uuid, name, parent) -> Provider:
     if parent is None and provider_insert.root_in_one_statement(conn):
         provider_id = provider_insert.insert_root(conn, uuid, name, now)
     else:
-        own_root_sent = parent is None and db_api.then_in_same_packet(
-            conn, _SET_LAST_INSERTED_OWN_ROOT)
         provider_id = conn.execute(_INSERT, dict(
             uuid=uuid, name=name, generation=0, created_at=now,
             updated_at=updated_at,
             parent_provider_id=parent.id if parent else None,
             root_provider_id=parent.root_provider_id if parent else None,
         )).inserted_primary_key[0]
-        if parent is None and not own_root_sent:
+        if parent is None:
             conn.execute(_SET_OWN_ROOT, {'rp_id': provider_id})
     return _created(uuid, name, now, provider_id, parent)
 
@@ -434,14 +411,15 @@ def create_provider(ctx, uuid: str, name: str,
 @db_api.operation
 def _refused_create(ctx, uuid, name):
     """The DuplicateName of a create the unique keys refused, naming the
-    key upstream names: the uuid when it is taken, but on PostgreSQL the
-    name whenever that is taken (its name key is checked first there;
-    MariaDB's uuid key is). Either key may have fired, hence the read.
+    key upstream names: the uuid when it is taken, unless the name is
+    taken too where upstream's schema checks the name key first
+    (backend.checks_name_key_first). Either key may have fired, hence
+    the read.
     """
     rp = models.resource_providers
     with db_api.reader(ctx) as conn:
         uuid_taken = _has_rows(conn, rp.c.uuid, uuid)
-        if uuid_taken and conn.dialect.name == 'postgresql':
+        if uuid_taken and backend.checks_name_key_first(conn):
             uuid_taken = not _has_rows(conn, rp.c.name, name)
     if uuid_taken:
         return exception.DuplicateName(field='uuid', value=uuid)

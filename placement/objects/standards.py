@@ -13,6 +13,7 @@ from oslo_log import log as logging
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import backend
 from placement.db import models
 from placement.objects import _sql
 
@@ -32,11 +33,8 @@ def _sync_resource_classes(conn):
     rows = [row for row in rows if row['name'] in missing]
     if not rows:
         return
-    if conn.dialect.name == 'mysql':
-        # Inserting id 0 into an AUTO_INCREMENT column needs this mode.
-        conn.execute(sa.text(
-            "SET SESSION sql_mode = CONCAT(@@sql_mode, "
-            "',NO_AUTO_VALUE_ON_ZERO')"))
+    # VCPU's id is 0.
+    backend.allow_zero_ids(conn)
     conn.execute(sa.insert(models.resource_classes), rows)
 
 

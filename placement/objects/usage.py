@@ -229,8 +229,6 @@ def get_project_usages(ctx, project_id, user_id=None, consumer_type=None,
             values)]
         count_rows = []
         if group_by_type:
-            # Its ROLLBACK in its packet: two round trips, not three.
-            db_api.last_read_statement(conn)
             count_rows = [tuple(row) for row in conn.execute(
                 select_consumer_counts_stmt(
                     *shape, by_type=consumer_type != ALL), values)]

@@ -77,7 +77,8 @@ def start(settings):
     run = run_dir(settings.prefix)
     os.makedirs(run, exist_ok=True)
     _drivers_in(up_venv)
-    ours_db = database(settings.kind, '%s_ours' % settings.prefix)
+    ours_db = database(settings.kind, '%s_ours' % settings.prefix,
+                       os.environ.get('OURS_PG_DRIVER', 'psycopg'))
     up_db = database(settings.kind, '%s_up' % settings.prefix)
     env = _environment(settings.randomize)
     pids = [serve(run, who, venv, port, url, env) for who, venv, port, url in (
@@ -105,8 +106,10 @@ def _drivers_in(venv):
                         'psycopg2-binary', 'PyMySQL'], check=True)
 
 
-def database(kind, name):
-    """Drop and create database ``name``; its URL."""
+def database(kind, name, pg_driver='psycopg2'):
+    """Drop and create database ``name``; its URL, naming ``pg_driver``
+    on PostgreSQL (ours runs psycopg 3 unless OURS_PG_DRIVER says
+    otherwise, e.g. psycopg2 for an older commit; upstream psycopg2)."""
     engine = sa.create_engine(SERVER_URLS[kind] + (
         'postgres' if kind == 'postgresql' else ''),
         isolation_level='AUTOCOMMIT')
@@ -114,7 +117,10 @@ def database(kind, name):
         conn.execute(sa.text('DROP DATABASE IF EXISTS %s' % name))
         conn.execute(sa.text('CREATE DATABASE %s' % name))
     engine.dispose()
-    return SERVER_URLS[kind] + name
+    url = SERVER_URLS[kind] + name
+    if kind == 'postgresql':
+        url = url.replace('+psycopg2:', '+%s:' % pg_driver)
+    return url
 
 
 def serve(run, who, venv, port, db_url, env):

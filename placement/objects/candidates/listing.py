@@ -58,7 +58,7 @@ def list_candidates(ctx, query: model.CandidateQuery,
     """
     cap = order.cap(query.limit, options.max_candidates)
     found, dedup, seen = [], set(), _Seen()
-    with db_api.reader(ctx, snapshot=db_api.AS_ISOLATED) as conn:
+    with db_api.reader(ctx) as conn:
         for part in gather_mod.gather(conn, query, options, found):
             count = None if cap is None else cap - len(found)
             found += solver.solve(part.snapshot, part.solver_query, options,

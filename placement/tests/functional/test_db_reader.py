@@ -1,12 +1,12 @@
-"""db_api.reader: what each kind of read sends, on every backend.
+"""db_api.reader and lock_then_read: what each sends, on every backend.
 
 A read that needs one snapshot (the default) runs in a transaction. A
-read with ``snapshot=False`` runs without one where the driver switches
-autocommit on the client (psycopg2): no BEGIN before its statement, no
-ROLLBACK after, and the pooled connection is back in transaction mode
-afterwards, whether the read succeeded or failed. On PyMySQL each of
-its statements carries its own ROLLBACK (db.pymysql_conn): no read view
-outlives the statement, and the pool has no ROLLBACK to send.
+read with ``snapshot=False`` runs each statement on its own where that
+costs nothing: on psycopg, autocommit (a client flag) with no BEGIN
+before its statement and no ROLLBACK after; on PyMySQL each statement
+carries its own ROLLBACK (db.round_trips). Either way the pooled
+connection comes back as it was, whether the read succeeded or failed,
+and the next read sees a fresh snapshot.
 """
 import unittest
 
@@ -14,12 +14,14 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import models
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import concurrency
 
-# psycopg2.extensions.TRANSACTION_STATUS_IDLE / _INTRANS
+# psycopg's pq.TransactionStatus IDLE / INTRANS
 IDLE, INTRANS = 0, 2
 DB_ERRORS = (db_exc.DBError, sa.exc.DBAPIError)
+TRAITS = sa.text("SELECT COUNT(*) FROM traits WHERE name = 'CUSTOM_X'")
 
 
 class _ReaderCase:
@@ -34,6 +36,8 @@ class _ReaderCase:
             backend, **{'placement_database.max_pool_size': 1})
         self.addCleanup(self.placement.cleanup)
         self.db = self.placement.db
+        self.admin = sa.create_engine(self.placement.url)
+        self.addCleanup(self.admin.dispose)
 
     def _read(self, **kwargs):
         """(the connection's DB-API state inside the block, the
@@ -56,11 +60,49 @@ class _ReaderCase:
         with self.db.reader.connect() as conn:
             return self._state(conn.connection.dbapi_connection)
 
+    def _toggle_trait(self, present):
+        with self.admin.begin() as other:
+            other.execute(sa.text(
+                "INSERT INTO traits (name, created_at) "
+                "VALUES ('CUSTOM_X', CURRENT_TIMESTAMP)" if not present
+                else "DELETE FROM traits WHERE name = 'CUSTOM_X'"))
+
     def test_both_kinds_read_the_same(self):
         self.assertGreater(self._read()[1], 0)
         self.assertEqual(self._read()[1], self._read(snapshot=False)[1])
         self.assertEqual(self._read()[1],
                          self._read(snapshot=db_api.AS_ISOLATED)[1])
+
+    def test_the_next_read_sees_a_new_snapshot(self):
+        # One pooled connection: a read whose transaction outlived it
+        # would keep its snapshot, and the next read would not see the
+        # row.
+        for snapshot in (False, True, False):
+            with db_api.reader(self.db, snapshot=snapshot) as conn:
+                before = conn.execute(TRAITS).scalar()
+            self._toggle_trait(before)
+            with db_api.reader(self.db, snapshot=False) as conn:
+                self.assertEqual(1 - before, conn.execute(TRAITS).scalar())
+
+    def test_a_failed_read_leaves_the_connection_usable(self):
+        self._fail_a_read()
+        self.assertGreater(self._read(snapshot=False)[1], 0)
+        self.assertGreater(self._read()[1], 0)
+
+    def test_lock_then_read_returns_the_reads_rows(self):
+        rp = models.resource_providers
+        with db_api.transaction(self.db) as conn:
+            conn.execute(rp.insert().values(uuid='u1', name='n1',
+                                            generation=0))
+        read = sa.select(rp.c.name).where(rp.c.uuid == sa.bindparam('u'))
+        with db_api.transaction(self.db) as conn:
+            self.assertEqual(
+                [('n1',)], [tuple(row) for row in db_api.lock_then_read(
+                    conn, rp.c.uuid, {'u1', 'absent'}, read, {'u': 'u1'})])
+            self.assertEqual([], db_api.lock_then_read(
+                conn, rp.c.uuid, set(), read, {'u': 'absent'}))
+            # The connection is as usual afterwards.
+            self.assertEqual(1, conn.execute(sa.text('SELECT 1')).scalar())
 
 
 class SQLiteReaderTest(_ReaderCase, unittest.TestCase):
@@ -71,110 +113,88 @@ class MySQLReaderTest(_ReaderCase, unittest.TestCase):
     backend_name = 'mysql'
 
     def _state(self, dbapi_con):
-        # (a ROLLBACK still to send, each statement ending itself)
-        return not dbapi_con._committed, dbapi_con.end_each
+        # (the last command ended the transaction, statements end theirs)
+        return dbapi_con.ended, dbapi_con.end_each
 
-    def test_a_snapshot_read_is_in_a_transaction(self):
-        self.assertEqual((True, False), self._read()[0])
-        # REPEATABLE READ: a transaction gives its reads one snapshot.
-        self.assertEqual((True, False),
-                         self._read(snapshot=db_api.AS_ISOLATED)[0])
+    def _rollbacks(self):
+        """The ROLLBACKs the (one) pooled connection's session ran so
+        far; this look adds one, after it."""
+        with self.db.reader.connect() as conn:
+            return int(conn.execute(sa.text(
+                "SHOW SESSION STATUS LIKE 'Com_rollback'")).first()[1])
 
-    def test_a_read_without_snapshot_ends_its_transaction(self):
-        # Its statement carried its ROLLBACK: nothing open after it, and
-        # autocommit stays off (switching it is a round trip each way).
+    def test_a_read_without_snapshot_sends_one_rollback_per_statement(self):
+        # In its statement's text: SQLAlchemy's ROLLBACK is not sent.
+        before = self._rollbacks()
+        for _ in range(3):
+            self._read(snapshot=False)
         with db_api.reader(self.db, snapshot=False) as conn:
-            dbapi_con = conn.connection.dbapi_connection
             conn.execute(sa.text('SELECT 1 -- a trailing comment'))
-            self.assertEqual((False, True), self._state(dbapi_con))
-            self.assertFalse(dbapi_con.get_autocommit())
+            self.assertEqual((True, True),
+                             self._state(conn.connection.dbapi_connection))
             self.assertEqual([(2,)], [tuple(row) for row in conn.execute(
                 sa.text('SELECT 2;'))])
+            self.assertFalse(
+                conn.connection.dbapi_connection.get_autocommit())
+        self.assertEqual(before + 1 + 5, self._rollbacks())
         self.assertEqual((False, False), self._pooled_state())
 
-    def test_the_next_read_sees_a_new_snapshot(self):
-        # One pooled connection: a read without its own ROLLBACK would
-        # keep its read view, and the next read would not see the row.
-        admin = sa.create_engine(self.placement.url)
-        self.addCleanup(admin.dispose)
-        stmt = sa.text("SELECT COUNT(*) FROM traits WHERE name = 'CUSTOM_X'")
-        for snapshot in (False, True, False):
-            with db_api.reader(self.db, snapshot=snapshot) as conn:
-                before = conn.execute(stmt).scalar()
-            with admin.begin() as other:
-                other.execute(sa.text(
-                    "INSERT INTO traits (name, created_at) "
-                    "VALUES ('CUSTOM_X', NOW())" if not before else
-                    "DELETE FROM traits WHERE name = 'CUSTOM_X'"))
-            with db_api.reader(self.db, snapshot=False) as conn:
-                self.assertEqual(1 - before, conn.execute(stmt).scalar())
-
-    def test_the_last_statement_of_a_snapshot_read_ends_it(self):
-        # Both statements read the same snapshot; the second carries the
-        # ROLLBACK, so the pool has none left to send.
-        admin = sa.create_engine(self.placement.url)
-        self.addCleanup(admin.dispose)
-        stmt = sa.text("SELECT COUNT(*) FROM traits WHERE name = 'CUSTOM_Y'")
+    def test_a_snapshot_read_is_one_transaction_with_one_rollback(self):
+        before = self._rollbacks()
         with db_api.reader(self.db) as conn:
-            dbapi_con = conn.connection.dbapi_connection
-            before = conn.execute(stmt).scalar()
-            with admin.begin() as other:
-                other.execute(sa.text(
-                    "INSERT INTO traits (name, created_at) "
-                    "VALUES ('CUSTOM_Y', NOW())"))
-            self.assertTrue(db_api.last_read_statement(conn))
-            self.assertEqual(before, conn.execute(stmt).scalar())
-            self.assertEqual((False, False), self._state(dbapi_con))
+            first = conn.execute(TRAITS).scalar()
+            self._toggle_trait(first)
+            # REPEATABLE READ: the first statement's snapshot.
+            self.assertEqual(first, conn.execute(TRAITS).scalar())
+            self.assertEqual((False, False),
+                             self._state(conn.connection.dbapi_connection))
+        self.assertEqual(before + 1 + 1, self._rollbacks())
         with db_api.reader(self.db) as conn:
-            self.assertEqual(before + 1, conn.execute(stmt).scalar())
+            self.assertEqual(1 - first, conn.execute(TRAITS).scalar())
 
-    def test_a_failed_read_leaves_the_connection_as_it_was(self):
+    def test_no_rollback_is_sent_after_a_commit(self):
+        before = self._rollbacks()
+        with db_api.transaction(self.db) as conn:
+            conn.execute(sa.text('SELECT 1'))
+        self.assertEqual(before + 1, self._rollbacks())
+
+    def test_a_failed_read_sends_its_rollback(self):
+        before = self._rollbacks()
         self._fail_a_read()
+        self.assertEqual(before + 1 + 1, self._rollbacks())
         self.assertEqual((False, False), self._pooled_state())
-        self.assertEqual((True, False), self._read()[0])
-        self.assertEqual((False, True), self._read(snapshot=False)[0])
+
+    def test_a_held_lock_fails_the_read_after_it(self):
+        rp = models.resource_providers
+        with db_api.transaction(self.db) as conn:
+            conn.execute(rp.insert().values(uuid='u2', name='n2',
+                                            generation=0))
+        with self.admin.connect() as holder:
+            holder.begin()
+            holder.execute(sa.text(
+                "SELECT id FROM resource_providers WHERE uuid = 'u2' "
+                "FOR UPDATE"))
+            with self.assertRaises(DB_ERRORS) as caught:
+                with db_api.transaction(self.db) as conn:
+                    conn.execute(sa.text(
+                        'SET SESSION innodb_lock_wait_timeout = 1'))
+                    db_api.lock_then_read(conn, rp.c.uuid, ['u2'],
+                                          sa.select(rp.c.name), {})
+            holder.rollback()
+        self.assertIn('Lock wait timeout', str(caught.exception))
 
 
 class PostgreSQLReaderTest(_ReaderCase, unittest.TestCase):
     backend_name = 'postgresql'
 
     def _state(self, dbapi_con):
-        return dbapi_con.autocommit, dbapi_con.get_transaction_status()
+        return dbapi_con.autocommit, dbapi_con.info.transaction_status
 
     def test_a_snapshot_read_is_in_a_transaction(self):
         self.assertEqual((False, INTRANS), self._read()[0])
 
-    def test_a_read_as_isolated_sends_no_begin_at_read_committed(self):
-        # Each statement takes its own snapshot at PostgreSQL's default
-        # isolation, in a transaction or not: no BEGIN, no ROLLBACK.
-        self.assertEqual('READ COMMITTED',
-                         self.db.reader.dialect.default_isolation_level)
-        self.assertEqual((True, IDLE),
-                         self._read(snapshot=db_api.AS_ISOLATED)[0])
-        self.assertEqual((False, IDLE), self._pooled_state())
-
-    def test_a_read_as_isolated_is_in_a_transaction_at_repeatable_read(
-            self):
-        admin = sa.create_engine(self.placement.url,
-                                 isolation_level='AUTOCOMMIT')
-        self.addCleanup(admin.dispose)
-        with admin.connect() as conn:
-            conn.exec_driver_sql(
-                "ALTER DATABASE %s SET default_transaction_isolation = "
-                "'repeatable read'" % sa.engine.make_url(
-                    self.placement.url).database)
-        db = db_api.create_database(self.placement.conf)
-        self.addCleanup(db.dispose)
-        with db_api.reader(db, snapshot=db_api.AS_ISOLATED) as conn:
-            state = self._state(conn.connection.dbapi_connection)
-            conn.execute(sa.text('SELECT 1'))
-            self.assertEqual(
-                (False, INTRANS),
-                (state[0], conn.connection.dbapi_connection
-                 .get_transaction_status()))
-
     def test_a_read_without_snapshot_sends_no_begin(self):
-        # Idle after its statement: psycopg2 sent no BEGIN, and has no
+        # Idle after its statement: psycopg sent no BEGIN, and has no
         # ROLLBACK to send.
         self.assertEqual((True, IDLE), self._read(snapshot=False)[0])
         self.assertEqual((False, IDLE), self._pooled_state())
@@ -185,12 +205,10 @@ class PostgreSQLReaderTest(_ReaderCase, unittest.TestCase):
         self.assertEqual((False, INTRANS), self._read()[0])
 
     def test_a_broken_connection_is_discarded(self):
-        admin = sa.create_engine(self.placement.url)
-        self.addCleanup(admin.dispose)
         with self.assertRaises(DB_ERRORS):
             with db_api.reader(self.db, snapshot=False) as conn:
                 pid = conn.exec_driver_sql('SELECT pg_backend_pid()').scalar()
-                with admin.begin() as other:
+                with self.admin.begin() as other:
                     other.execute(sa.text('SELECT pg_terminate_backend(:p)'),
                                   {'p': pid})
                 conn.execute(sa.text('SELECT 1'))

@@ -29,6 +29,7 @@ import sqlalchemy as sa
 import webob
 
 from placement.db import api as db_api
+from placement.db import engine as db_engine
 from placement import deploy
 from placement import policy
 from placement.tests.functional.fixtures import app as app_fixture
@@ -307,7 +308,7 @@ class _RetryCase:
                 conn.execute(sa.text('KILL %d' % dbapi_conn.thread_id()))
             else:
                 conn.execute(sa.text('SELECT pg_terminate_backend(:pid)'),
-                             {'pid': dbapi_conn.get_backend_pid()})
+                             {'pid': dbapi_conn.info.backend_pid})
 
     def test_connection_killed_mid_transaction_is_retried(self):
         rp_uuid = self._provider()
@@ -334,7 +335,7 @@ class _RetryCase:
         resting = [pool.connect() for _ in range(pool.checkedin())]
         ids = [fairy.dbapi_connection.thread_id()
                if self.backend_name == 'mysql'
-               else fairy.dbapi_connection.get_backend_pid()
+               else fairy.dbapi_connection.info.backend_pid
                for fairy in resting]
         for fairy in resting:
             fairy.close()
@@ -348,7 +349,7 @@ class _RetryCase:
         return len(ids)
 
     def test_pooled_connection_killed_moments_ago_is_retried(self):
-        # Back in the pool for less than db_api.IDLE_PING_SECONDS: not
+        # Back in the pool for less than db_engine.IDLE_PING_SECONDS: not
         # pinged; its first statement fails and the read runs again.
         rp_uuid = self._provider()
         # Before the connections go back to the pool (in the kill).
@@ -366,7 +367,7 @@ class _RetryCase:
     def test_idle_pooled_connection_killed_is_replaced_by_the_ping(self):
         rp_uuid = self._provider()
         self.assertGreater(self._kill_pooled_connections(), 0)
-        time.sleep(db_api.IDLE_PING_SECONDS + 0.2)
+        time.sleep(db_engine.IDLE_PING_SECONDS + 0.2)
         status, _, body = self._send(
             'GET', '/resource_providers/%s/inventories' % rp_uuid)
         self.assertEqual(200, status, body)

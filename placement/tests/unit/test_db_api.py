@@ -1,47 +1,72 @@
-"""db.api.create_engine: the engine oslo.db would build, without oslo.db's
-engines module (no database server needed: max_retries=0 connects
-nowhere)."""
+"""db.engine.create_engine: oslo.db's engine for [placement_database],
+with the idle-only ping and our events on top (no database server
+needed: max_retries=0 connects nowhere)."""
+import inspect
 import os
 import tempfile
 
+from oslo_config import cfg
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import engines
 import sqlalchemy as sa
 import testtools
 
-from placement.db import api as db_api
+from placement import conf as placement_conf
+from placement.db import engine as db_engine
+
+
+def _group(url, **options):
+    conf = cfg.ConfigOpts()
+    placement_conf.register_opts(conf)
+    conf([], project='placement', default_config_files=[])
+    conf.set_override('connection', url, group='placement_database')
+    conf.set_override('max_retries', 0, group='placement_database')
+    for name, value in options.items():
+        conf.set_override(name, value, group='placement_database')
+    return conf.placement_database
 
 
 class CreateEngineTests(testtools.TestCase):
 
-    def _engine(self, url, **kwargs):
-        kwargs.setdefault('max_retries', 0)
-        engine = db_api.create_engine(url, **kwargs)
+    def _engine(self, url, **options):
+        engine = db_engine.create_engine(_group(url, **options), url)
         self.addCleanup(engine.dispose)
         return engine
 
-    def test_mysql_pool_options_and_charset(self):
-        engine = self._engine(
+    def _oslo_db_engine(self, url, **kwargs):
+        engine = engines.create_engine(url, max_retries=0, **kwargs)
+        self.addCleanup(engine.dispose)
+        return engine
+
+    def test_every_option_reaches_oslo_db_under_its_name(self):
+        group = _group('mysql+pymysql://u@h/db', max_pool_size=7,
+                       connection_parameters='a=1')
+        args = db_engine.oslo_db_arguments(group)
+        self.assertEqual(7, args['max_pool_size'])
+        self.assertEqual('plugin=placement&a=1',
+                         args['connection_parameters'])
+        # Each is a public parameter of oslo.db's factory.
+        parameters = inspect.signature(engines.create_engine).parameters
+        for name in args:
+            self.assertIn(name, parameters)
+            self.assertFalse(name.startswith('_'))
+
+    def test_the_pool_is_oslo_dbs_but_pings_idle_connections_only(self):
+        options = dict(max_pool_size=7, max_overflow=3, pool_timeout=11,
+                       connection_recycle_time=99)
+        ours = self._engine('mysql+pymysql://u@127.0.0.1/db', **options)
+        theirs = self._oslo_db_engine(
             'mysql+pymysql://u@127.0.0.1/db', max_pool_size=7,
-            max_overflow=3, pool_timeout=11, connection_recycle_time=99,
-            logging_name='placement')
-        self.assertIsInstance(engine.pool, sa.pool.QueuePool)
-        self.assertEqual(7, engine.pool.size())
-        self.assertEqual(3, engine.pool._max_overflow)
-        self.assertEqual(11, engine.pool._timeout)
-        self.assertEqual(99, engine.pool._recycle)
-        # Pinged only after sitting idle (db_api._add_idle_ping).
-        self.assertFalse(engine.pool._pre_ping)
-        self.assertEqual('placement', engine.logging_name)
-
-    def _connect_args(self, url):
-        args = {'connect_args': {}}
-        db_api._engine_args(sa.engine.make_url(url), args, None, None, None)
-        return args['connect_args']
-
-    def test_mysql_charset_defaults_to_utf8(self):
-        self.assertEqual({'charset': 'utf8'},
-                         self._connect_args('mysql+pymysql://u@h/db'))
-        self.assertEqual({}, self._connect_args(
-            'mysql+pymysql://u@h/db?charset=utf8mb4'))
+            max_overflow=3, pool_timeout=11, connection_recycle_time=99)
+        self.assertIsInstance(ours.pool, sa.pool.QueuePool)
+        self.assertEqual(theirs.pool.size(), ours.pool.size())
+        self.assertEqual(7, ours.pool.size())
+        self.assertEqual(theirs.pool.timeout(), ours.pool.timeout())
+        self.assertEqual(theirs.url, ours.url)
+        self.assertEqual('placement', ours.logging_name)
+        # Pinged only after sitting idle (db_engine._add_idle_ping).
+        self.assertEqual((True, False),
+                         (theirs.pool._pre_ping, ours.pool._pre_ping))
 
     def test_connection_parameters_are_appended(self):
         engine = self._engine('mysql+pymysql://u@h/db?a=1',
@@ -50,8 +75,9 @@ class CreateEngineTests(testtools.TestCase):
                          dict(engine.url.query))
 
     def test_postgresql_client_encoding(self):
-        engine = self._engine('postgresql+psycopg2://u@h/db')
-        self.assertEqual('utf8', engine.dialect.client_encoding)
+        for driver in ('psycopg', 'psycopg2'):
+            engine = self._engine('postgresql+%s://u@h/db' % driver)
+            self.assertEqual('utf8', engine.dialect.client_encoding)
 
     def test_sqlite_file_uses_no_pool(self):
         engine = self._engine('sqlite:////tmp/nothing-here.db')
@@ -83,14 +109,12 @@ class CreateEngineTests(testtools.TestCase):
                 'PRAGMA synchronous')).scalar())
 
     def test_connect_failure_is_retried_then_raised(self):
-        from oslo_db import exception as db_exc
-        self.assertRaises(
-            db_exc.DBConnectionError, db_api.create_engine,
-            'mysql+pymysql://u@127.0.0.1:1/db', max_retries=2,
-            retry_interval=0)
+        url = 'mysql+pymysql://u@127.0.0.1:1/db'
+        group = _group(url, max_retries=2, retry_interval=0)
+        self.assertRaises(db_exc.DBConnectionError,
+                          db_engine.create_engine, group, url)
 
     def test_duplicate_entry_is_translated(self):
-        from oslo_db import exception as db_exc
         engine = self._engine('sqlite://')
         with engine.begin() as conn:
             conn.execute(sa.text('CREATE TABLE t (x INTEGER UNIQUE)'))

@@ -7,6 +7,7 @@ import contextlib
 import time
 
 from oslo_db import exception as db_exc
+import psycopg
 import psycopg2
 import pymysql
 import sqlalchemy as sa
@@ -79,7 +80,28 @@ class ClassifyTest(testtools.TestCase):
         error = _PgError('0A000')
         error.args = ('cached plan must not change result type',)
         self.assertIs(F.NOT_READY, retry.classify(
-            sa.exc.NotSupportedError('EXECUTE pl_x', {}, error)))
+            sa.exc.NotSupportedError('SELECT x', {}, error)))
+        # On a new connection: this one keeps the stale statement.
+        self.assertTrue(retry.is_unprepared(error))
+
+    def test_lost_prepared_statements_discard_the_connection(self):
+        for pgcode, unprepared in (('26000', True), ('42P05', True),
+                                   ('0A000', False), ('40001', False)):
+            with self.subTest(pgcode=pgcode):
+                self.assertIs(unprepared,
+                              retry.is_unprepared(_PgError(pgcode)))
+
+    def test_psycopg_errors_are_told_by_their_sqlstate(self):
+        for pgcode, failure in (('40001', F.RACE), ('40P01', F.RACE),
+                                ('57P01', F.DISCONNECT),
+                                ('26000', F.NOT_READY), ('23505', None)):
+            with self.subTest(pgcode=pgcode):
+                error = psycopg.errors.lookup(pgcode)('server said')
+                self.assertIs(failure, retry.classify(
+                    sa.exc.OperationalError('SELECT 1', {}, error)))
+        refused = psycopg.OperationalError('connection refused')
+        self.assertIs(F.DISCONNECT, retry.classify(
+            sa.exc.OperationalError('SELECT 1', {}, refused)))
 
     def test_libpq_failure_without_sqlstate_is_a_lost_connection(self):
         refused = sa.exc.OperationalError(
@@ -311,7 +333,13 @@ class DriverArgsTest(testtools.TestCase):
     def test_sqlite_gets_nothing(self):
         self.assertEqual({}, self._args('sqlite://'))
 
+    def test_psycopg_gets_connect_timeout_and_keepalives(self):
+        args = self._args('postgresql+psycopg://u@h/db')
+        self.assertEqual((3, 1, 6), (args['connect_timeout'],
+                                     args['keepalives'],
+                                     args['keepalives_idle']))
+
     def test_timeouts_are_cut_to_the_budget_left(self):
-        self.assertEqual(15, driver._clamp(15, None))
-        self.assertEqual(2.5, driver._clamp(15, 2.5))
-        self.assertEqual(0.5, driver._clamp(15, 0.0))
+        self.assertEqual(15, driver.clamp(15, None))
+        self.assertEqual(2.5, driver.clamp(15, 2.5))
+        self.assertEqual(0.5, driver.clamp(15, 0.0))

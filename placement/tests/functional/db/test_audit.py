@@ -17,6 +17,7 @@ from placement.cmd import audit as audit_cmd
 from placement.cmd import manage
 from placement.cmd import status
 from placement.db import api as db_api
+from placement.db import backend
 from placement.db import models
 from placement import deploy
 from placement.objects import audit
@@ -424,7 +425,7 @@ class _SnapshotTests:
             if self.backend_name == 'mysql':
                 conn.execute(sa.text('SET SESSION TRANSACTION ISOLATION '
                                      'LEVEL READ COMMITTED'))
-            audit.set_repeatable_read(conn)
+            backend.repeatable_read(conn)
             before = conn.execute(count).scalar()
             with db_api.transaction(db) as writer:
                 writer.execute(sa.insert(projects).values(

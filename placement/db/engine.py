@@ -1,0 +1,147 @@
+"""The engines of [placement_database]: oslo.db's, plus our events.
+
+``create_engine`` hands every option oslo.db knows to oslo.db's own
+engine factory (``oslo_db.sqlalchemy.engines.create_engine``), so that
+each means exactly what oslo.db makes it mean: pool size, overflow and
+timeout, recycle time, SQL mode, SQLite's synchronous mode and BEGIN,
+the per-process connection guard, the connect retries at start, the
+statement logging and tracing, oslo.db's exception filters.
+
+One pool setting differs, bought by a figure (the contributor guide,
+"The data layer", has it), and is changed through SQLAlchemy's public
+hook for that, a CreateEnginePlugin (``Plugin``) that oslo.db's factory
+loads from the URL (``plugin=placement``): the pool pings a connection
+on checkout only when it sat idle for IDLE_PING_SECONDS or more
+(``_add_idle_ping``), where oslo.db pings every checkout, a round trip
+per request, a third of a small read's. A connection that died while
+in use moments ago is still caught: its first statement fails as a
+lost connection, before any COMMIT, and the retry policy runs the
+operation again on a new one.
+
+On top of the engine oslo.db returns go, through SQLAlchemy's public
+event API, the options oslo.db does not have: the driver timeouts fitted
+to the retry budget, Galera's wsrep_sync_wait and the discarding of
+connections that cannot serve again (``driver``), and the session
+variable GET /allocation_candidates needs on MySQL.
+"""
+import time
+
+from oslo_db.sqlalchemy import engines
+import sqlalchemy as sa
+from sqlalchemy import dialects
+
+from placement.db import driver
+
+# A connection back in the pool for this long is pinged before reuse.
+IDLE_PING_SECONDS = 1.0
+# Bytes a GROUP_CONCAT value may hold (MySQL/MariaDB); the answer is still
+# bounded by max_allowed_packet, past which the reader falls back.
+GROUP_CONCAT_MAX_LEN = 1 << 30
+
+PLUGIN = 'placement'
+_CHECKIN_KEY = 'placement.checked_in_at'
+
+
+class Plugin(sa.engine.CreateEnginePlugin):
+    """The pool setting of the module docstring, for an engine whose URL
+    names ``plugin=placement``."""
+
+    def __init__(self, url, kwargs):
+        super().__init__(url, kwargs)
+        kwargs['pool_pre_ping'] = False
+
+    def update_url(self, url):
+        return url
+
+    def engine_created(self, engine):
+        if engine.dialect.name != 'sqlite':
+            _add_idle_ping(engine)
+
+
+dialects.plugins.register(PLUGIN, __name__, 'Plugin')
+
+
+def timeouts_from(group) -> driver.Timeouts:
+    """The driver timeouts of a [placement_database] ``group``."""
+    return driver.Timeouts(connect=group.connect_timeout,
+                           read=group.read_timeout,
+                           write=group.write_timeout,
+                           wsrep_sync_wait=group.mysql_wsrep_sync_wait)
+
+
+def oslo_db_arguments(group) -> dict:
+    """The arguments of oslo.db's engine factory for ``group``: every
+    [placement_database] option oslo.db defines, under its oslo.db name,
+    and our plugin."""
+    parameters = 'plugin=' + PLUGIN
+    if group.connection_parameters:
+        parameters += '&' + group.connection_parameters
+    return dict(
+        mysql_sql_mode=group.mysql_sql_mode,
+        connection_recycle_time=group.connection_recycle_time,
+        connection_debug=group.connection_debug,
+        max_pool_size=group.max_pool_size,
+        max_overflow=group.max_overflow,
+        pool_timeout=group.pool_timeout,
+        sqlite_synchronous=group.sqlite_synchronous,
+        connection_trace=group.connection_trace,
+        max_retries=group.max_retries,
+        retry_interval=group.retry_interval,
+        connection_parameters=parameters,
+        logging_name='placement')
+
+
+def create_engine(group, url: str) -> sa.engine.Engine:
+    """A new Engine on ``url`` for the [placement_database] ``group``.
+
+    oslo.db tests the connection (``max_retries``) before the events of
+    ``driver`` are in place: the pool is emptied after, so that every
+    connection used is opened with them.
+    """
+    engine = engines.create_engine(url, **oslo_db_arguments(group))
+    driver.add_events(engine, timeouts_from(group))
+    if engine.dialect.name == 'mysql':
+        sa.event.listen(engine, 'connect', _allow_long_group_concat)
+    engine.dispose()
+    return engine
+
+
+def _add_idle_ping(engine, idle_seconds=IDLE_PING_SECONDS):
+    """Ping a connection on checkout when it sat idle ``idle_seconds``.
+
+    A failed ping discards it and every connection pooled before it
+    (they most likely lost the same server), as SQLAlchemy's pre-ping
+    does; the pool then connects again.
+    """
+    dialect = engine.dialect
+
+    @sa.event.listens_for(engine, 'checkin')
+    def checkin(dbapi_connection, connection_record):
+        if connection_record is not None:
+            connection_record.info[_CHECKIN_KEY] = time.monotonic()
+
+    @sa.event.listens_for(engine, 'checkout')
+    def ping_if_idle(dbapi_connection, connection_record, connection_proxy):
+        since = connection_record.info.pop(_CHECKIN_KEY, None)
+        if since is None or time.monotonic() - since < idle_seconds:
+            return
+        try:
+            alive = dialect.do_ping(dbapi_connection)
+        except Exception as exc:
+            raise sa.exc.InvalidatePoolError(
+                'ping of an idle connection failed: %s' % exc)
+        if alive is False:
+            raise sa.exc.InvalidatePoolError(
+                'ping of an idle connection failed')
+
+
+def _allow_long_group_concat(dbapi_con, connection_rec):
+    # GET /allocation_candidates and GET /resource_providers read their
+    # rows packed into one GROUP_CONCAT value (db.packed); the default
+    # 1 MB cap would send large deployments back to row by row.
+    cursor = dbapi_con.cursor()
+    try:
+        cursor.execute('SET SESSION group_concat_max_len = %s',
+                       [GROUP_CONCAT_MAX_LEN])
+    finally:
+        cursor.close()
