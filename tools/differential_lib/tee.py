@@ -21,6 +21,7 @@ class Tee:
         self.uuid_map = compare.UuidMap()
 
     def __call__(self, environ, start_response):
+        environ = _as_sent(environ)
         length = environ.get('CONTENT_LENGTH') or '0'
         body = environ['wsgi.input'].read(int(length)) if length != '0' \
             else b''
@@ -96,6 +97,24 @@ class Tee:
         answer.raw_headers = captured['headers']
         answer.raw_body = raw
         return answer
+
+
+def _as_sent(environ):
+    """``environ`` with PATH_INFO as a server makes it of the bytes sent.
+
+    The environ's strings are the bytes as latin-1 (PEP 3333), but httpx's
+    WSGI transport decodes a path as UTF-8, with replacement characters
+    (U+FFFD) for bytes that are not: those bytes are gone. The path is
+    sent upstream as UTF-8, and our application gets what a server would
+    make of those bytes, as upstream's does.
+    """
+    path = environ.get('PATH_INFO', '')
+    try:
+        path.encode('latin-1')
+    except UnicodeEncodeError:
+        environ = dict(environ, PATH_INFO=path.encode(
+            'utf-8', 'surrogateescape').decode('latin-1'))
+    return environ
 
 
 def _ascii(uri):
