@@ -308,16 +308,13 @@ class MicroversionMiddleware:
         header_value = '%s %s' % (SERVICE_TYPE, mv)
 
         def stamp(status, headers, exc_info=None):
-            headers = _length_first([(k, v) for k, v in headers
-                                     if k.lower() != _HEADER_LOWER])
-            # Spelled in lower case, as the reference service sends it:
-            # first on the answers without Vary, last on the others.
-            if environ.get(NO_VARY_KEY):
-                headers.insert(0, (_HEADER_LOWER, header_value))
-            else:
-                headers.append((_HEADER_LOWER, header_value))
-                if not any(k.lower() == 'vary' for k, _ in headers):
-                    headers.append(('vary', _HEADER_LOWER))
+            headers = [(k, v) for k, v in headers
+                       if k.lower() != _HEADER_LOWER]
+            # Spelled in lower case, as the reference service sends it.
+            headers.append((_HEADER_LOWER, header_value))
+            if not environ.get(NO_VARY_KEY) and not any(
+                    k.lower() == 'vary' for k, _ in headers):
+                headers.append(('vary', _HEADER_LOWER))
             return start_response(status, headers, exc_info)
 
         return self.application(environ, stamp)
@@ -327,18 +324,4 @@ class MicroversionMiddleware:
             return self.error_formatter(body, status, title, environ,
                                         extra=extra)
         exc = exc_class(detail, json_formatter=formatter)
-
-        def ordered(status, headers, exc_info=None):
-            return start_response(status, _length_first(headers), exc_info)
-        return exc(environ, ordered)
-
-
-def _length_first(headers):
-    """Content-Length before Content-Type, as upstream sends every answer
-    (webob's error answers come the other way round)."""
-    names = [name.lower() for name, _ in headers]
-    if ('content-length' in names and 'content-type' in names
-            and names.index('content-length') > names.index('content-type')):
-        length = headers.pop(names.index('content-length'))
-        headers.insert(names.index('content-type'), length)
-    return headers
+        return exc(environ, start_response)

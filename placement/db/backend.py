@@ -136,3 +136,11 @@ def groups_whole_tables_cheaply(conn) -> bool:
     providers 6.8 -> 4.9 ms with 20 allocations, 69 -> 37 ms with
     20,000); MariaDB's goes through a temporary table (12 -> 27 ms)."""
     return conn.dialect.name == _POSTGRESQL
+
+
+def never_reuses_ids(engine) -> bool:
+    """Whether an id, once given to a row, is never given to another
+    (MySQL/MariaDB and PostgreSQL: AUTO_INCREMENT and sequences); SQLite
+    may give a deleted row's id to the next one. ``engine``: an Engine
+    or Connection."""
+    return engine.dialect.name in (_MYSQL, _POSTGRESQL)

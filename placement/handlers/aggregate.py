@@ -36,9 +36,7 @@ def get_aggregates(req):
     mv = util.version(req)
     result = aggregate_obj.get_aggregates(
         ctx, util.wsgi_path_item(req.environ, 'uuid'))
-    return util.order_headers(
-        util.json_response(req, mv, _render_aggregates(mv, result)),
-        util.ORDER_CACHE_FIRST)
+    return util.json_response(req, mv, _render_aggregates(mv, result))
 
 
 @microversion.since('1.1')
@@ -63,6 +61,4 @@ def set_aggregates(req):
                                               seen_generation)
     except exception.ConcurrentUpdateDetected:
         raise util.generation_conflict()
-    return util.order_headers(
-        util.json_response(req, mv, _render_aggregates(mv, result)),
-        util.ORDER_CACHE_FIRST)
+    return util.json_response(req, mv, _render_aggregates(mv, result))

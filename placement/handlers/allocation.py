@@ -72,7 +72,6 @@ def _render_consumer(result, mv):
     """The GET /allocations/{consumer_uuid} body for ``mv``."""
     providers = {}
     for alloc in result.allocations:
-        # 'resources' before 'generation': the reference member order.
         entry = providers.setdefault(alloc.resource_provider_uuid, {
             'resources': {},
             'generation': alloc.resource_provider_generation})

@@ -5,7 +5,6 @@ parse (handlers.querystring) -> gather + solve (objects) -> render here.
 import functools
 import random
 
-import orjson
 from oslo_log import log as logging
 import webob.exc
 
@@ -79,213 +78,90 @@ def _in_group_order(allocations, mappings, listing):
     return ordered, mappings
 
 
-def _render_request(candidate, uuids, as_dict, with_mappings, listing):
-    by_provider, mappings = _in_group_order(
-        candidate.allocations, candidate.mappings, listing)
-    if as_dict:
-        allocations = {uuids[rp_id]: {'resources': resources}
-                       for rp_id, resources in by_provider.items()}
-    else:
-        allocations = [{'resource_provider': {'uuid': uuids[rp_id]},
-                        'resources': resources}
-                       for rp_id, resources in by_provider.items()]
-    body = {'allocations': allocations}
-    if with_mappings:
-        body['mappings'] = {
-            suffix: [uuids[ids[0]]] if len(ids) == 1
-            else sorted([uuids[rp_id] for rp_id in ids])
-            for suffix, ids in mappings}
-    return body
+def _request_renderer(uuids, as_dict, with_mappings, listing):
+    """A function rendering one allocation request (a model.Candidate or
+    model.Alike) for the version's form. ``uuids``: provider id -> uuid.
 
-
-def _summaries_text(summaries, with_traits, with_tree):
-    """The JSON (text, spaced as upstream spaces it) of the
-    provider_summaries entries, without the braces around them. Alike
-    providers share their resources mapping and trait tuple (see the
-    objects layer): the text of each is built once per answer, and an
-    entry is one format.
+    The candidates alike up to their providers share a shape
+    (model.Alike): its order (_in_group_order) is worked out once per
+    answer, and its resources mappings are shared by every copy.
     """
-    fmt = '"%s": {"resources": %s'
-    if with_traits:
-        fmt += ', "traits": %s'
-    if with_tree:
-        fmt += ', "parent_provider_uuid": %s, "root_provider_uuid": "%s"'
-    fmt += '}'
-    texts, rendered = [], {}
-    for summary in summaries:
-        resources = rendered.get(id(summary.resources))
+    shapes = {}  # id(shape) -> _in_group_order; the shapes outlive this
+
+    def render(candidate):
+        if candidate.__class__ is model.Alike:
+            shape = candidate.shape
+            ordered = shapes.get(id(shape))
+            if ordered is None:
+                ordered = shapes[id(shape)] = _in_group_order(
+                    shape.allocations, shape.mappings, listing)
+            ids = candidate.ids
+
+            def name(rank):
+                return uuids[ids[rank]]
+        else:
+            ordered = _in_group_order(
+                candidate.allocations, candidate.mappings, listing)
+            name = uuids.__getitem__
+        by_provider, mappings = ordered
+        if as_dict:
+            allocations = {name(rp): {'resources': resources}
+                           for rp, resources in by_provider.items()}
+        else:
+            allocations = [{'resource_provider': {'uuid': name(rp)},
+                            'resources': resources}
+                           for rp, resources in by_provider.items()]
+        body = {'allocations': allocations}
+        if with_mappings:
+            body['mappings'] = {
+                suffix: [name(rps[0])] if len(rps) == 1
+                else sorted(map(name, rps))
+                for suffix, rps in mappings}
+        return body
+    return render
+
+
+def _summary_renderer(with_traits, with_tree):
+    """A function rendering one provider summary. Alike providers share
+    their resources mapping (see the objects layer): its JSON value is
+    built once per answer."""
+    resources_of = {}  # id(summary.resources) -> value; they outlive this
+
+    def render(summary):
+        resources = resources_of.get(id(summary.resources))
         if resources is None:
-            resources = rendered[id(summary.resources)] = _spaced(
-                orjson.dumps({rc: {'capacity': capacity, 'used': used}
-                              for rc, (capacity, used)
-                              in summary.resources.items()}).decode())
-        values = [summary.uuid, resources]
+            resources = resources_of[id(summary.resources)] = {
+                rc: {'capacity': capacity, 'used': used}
+                for rc, (capacity, used) in summary.resources.items()}
+        body = {'resources': resources}
         if with_traits:
-            traits = rendered.get(id(summary.traits))
-            if traits is None:
-                traits = rendered[id(summary.traits)] = _spaced(
-                    orjson.dumps(list(summary.traits)).decode())
-            values.append(traits)
+            body['traits'] = list(summary.traits)
         if with_tree:
-            parent = summary.parent_uuid
-            values.append('null' if parent is None else '"%s"' % parent)
-            values.append(summary.root_uuid)
-        texts.append(fmt % tuple(values))
-    return ', '.join(texts)
-
-
-# Candidates or summaries encoded per orjson call: a whole answer as one
-# dict tree would hold some 25 MB of dicts for 12,500 candidates, and one
-# call per item would keep orjson's 4 KB starting buffer for each.
-RENDER_CHUNK = 500
-
-
-def _encoded_items(parts, items, render, opening):
-    """Append to ``parts`` the JSON of ``items`` rendered a chunk at a
-    time, inside the brackets ``opening`` and its pair.
-    """
-    parts.append(opening)
-    for start in range(0, len(items), RENDER_CHUNK):
-        if start:
-            parts.append(b',')
-        parts.append(orjson.dumps(
-            render(items[start:start + RENDER_CHUNK]))[1:-1])
-    parts.append(b']' if opening == b'[' else b'}')
-
-
-def _shape_format(shape, with_mappings, listing):
-    """(format string, what fills its placeholders, whether any mapping
-    names several providers) of the JSON of the candidates of one
-    ``shape`` (model.Alike). A placeholder is filled with the uuid of a
-    rank, or, for a mapping of several providers, with their uuids in
-    uuid order (a tuple of ranks; see _filled).
-
-    The text is what _render_request gives (see _in_group_order).
-    """
-    by_rank, mappings = _in_group_order(
-        shape.allocations, shape.mappings, listing)
-    parts, order = [], []
-    for rank, resources in by_rank.items():
-        parts.append('"%%s":{"resources":%s}' % _percent_safe(resources))
-        order.append(rank)
-    text = '{"allocations":{%s}' % ','.join(parts)
-    several = False
-    if with_mappings:
-        parts = []
-        for suffix, ranks in mappings:
-            parts.append('%s:["%%s"]' % _percent_safe(suffix))
-            if len(ranks) == 1:
-                order.append(ranks[0])
-            else:
-                order.append(tuple(ranks))
-                several = True
-        text += ',"mappings":{%s}' % ','.join(parts)
-    return _spaced(text + '}'), tuple(order), several
-
-
-def _spaced(text):
-    """util.upstream_spacing of a str (of the same kind of JSON)."""
-    return text.replace(',', ', ').replace(':', ': ')
-
-
-def _filled(order, ranked):
-    """The values of a shape's placeholders (see _shape_format) when
-    some mapping names several providers: their uuids sorted, joined
-    as the items of a JSON list (spaced as upstream spaces them).
-    """
-    return tuple([ranked[item] if item.__class__ is int
-                  else '", "'.join(sorted(map(ranked.__getitem__, item)))
-                  for item in order])
-
-
-def _percent_safe(value):
-    return orjson.dumps(value).decode().replace('%', '%%')
-
-
-def _candidates_text(candidates, uuids, with_mappings, listing, memo):
-    """The JSON (text, spaced as upstream spaces it) of the candidates in
-    the dict form (1.12+), each shape's format built once; other
-    candidates through _render_request. ``memo``: ({id(shape):
-    _shape_format}, {id(ids): their uuids}), kept for the whole answer.
-    """
-    formats, ranked_of = memo
-    texts = []
-    # The uuids of the ranks of the last Alike's ids (an anchor's alike
-    # candidates share their ids, and come one after the other unless
-    # shuffled), and of every ids seen (kept alive by the candidates).
-    last_ids, ranked = None, None
-    for candidate in candidates:
-        if type(candidate) is model.Alike:
-            found = formats.get(id(candidate.shape))
-            if found is None:
-                found = formats[id(candidate.shape)] = _shape_format(
-                    candidate.shape, with_mappings, listing)
-            text, order, several = found
-            if candidate.ids is not last_ids:
-                last_ids = candidate.ids
-                ranked = ranked_of.get(id(last_ids))
-                if ranked is None:
-                    ranked = ranked_of[id(last_ids)] = [
-                        uuids[rp_id] for rp_id in last_ids]
-            if several:
-                texts.append(text % _filled(order, ranked))
-            else:
-                texts.append(text % tuple(map(ranked.__getitem__, order)))
-            continue
-        texts.append(_spaced(orjson.dumps(_render_request(
-            candidate, uuids, True, with_mappings, listing)).decode()))
-    return texts
+            body['parent_provider_uuid'] = summary.parent_uuid
+            body['root_provider_uuid'] = summary.root_uuid
+        return body
+    return render
 
 
 def _render(result, mv, listing):
-    """The response body as a list of byte strings (see RENDER_CHUNK),
-    sent as they are rather than joined into one more copy.
-    ``listing``: querystring.listing_order of the query.
+    """The response body; candidates and summaries are rendered as the
+    encoder reaches them (util.Deferred): 12,500 candidates as one tree
+    of dicts would hold some 25 MB. ``listing``:
+    querystring.listing_order of the query.
     """
-    # The microversion gates are settled once, not per candidate.
-    as_dict = mv >= microversion.ALLOCATIONS_DICT
-    with_mappings = mv >= microversion.MAPPINGS
-    with_traits = mv >= microversion.CANDIDATES_TRAITS
-    with_tree = mv >= microversion.NESTED_CANDIDATES
-    uuids = result.uuids
-    candidates = result.candidates
-    parts = [b'{"allocation_requests":']
-    spaced = []
-    if as_dict:
-        # The shapes (model.Alike) live as long as the candidates do.
-        memo = ({}, {})
-        parts.append(b'[')
-        for start in range(0, len(candidates), RENDER_CHUNK):
-            if start:
-                parts.append(b',')
-            spaced.append(len(parts))
-            parts.append(', '.join(_candidates_text(
-                candidates[start:start + RENDER_CHUNK], uuids,
-                with_mappings, listing, memo)).encode())
-        parts.append(b']')
-    else:
-        _encoded_items(
-            parts, candidates,
-            lambda chunk: [_render_request(c, uuids, False, False, listing)
-                           for c in chunk], b'[')
-    parts.append(b',"provider_summaries":{')
-    # The summaries (kept alive by result) are the ids' owners.
-    summaries = result.summaries
-    for start in range(0, len(summaries), RENDER_CHUNK):
-        if start:
-            parts.append(b',')
-        spaced.append(len(parts))
-        parts.append(_summaries_text(summaries[start:start + RENDER_CHUNK],
-                                     with_traits, with_tree).encode())
-    parts.append(b'}}')
-    # Every string here is a uuid, a class or trait name or a group
-    # suffix: no ',' or ':' inside one, so spacing the bytes is exact.
-    # The candidates' texts (at ``spaced``) come spaced already.
-    spaced = set(spaced)
-    for at in range(len(parts)):
-        if at not in spaced:
-            parts[at] = util.upstream_spacing(parts[at])
-    return parts
+    render_request = _request_renderer(
+        result.uuids, mv >= microversion.ALLOCATIONS_DICT,
+        mv >= microversion.MAPPINGS, listing)
+    render_summary = _summary_renderer(
+        mv >= microversion.CANDIDATES_TRAITS,
+        mv >= microversion.NESTED_CANDIDATES)
+    return {
+        'allocation_requests': util.deferred(render_request,
+                                             result.candidates),
+        'provider_summaries': {
+            summary.uuid: util.Deferred(render_summary, summary)
+            for summary in result.summaries},
+    }
 
 
 def unknown_name_error(exc):
@@ -345,15 +221,13 @@ def list_allocation_candidates(req):
                                               util.query_pairs(req))
     with gc_pause.no_cyclic_gc():
         result = _find(ctx, query, mv)
-        resp = util.encoded_json_response(
+        resp = util.json_response(
             req, mv, _render(result, mv, querystring.listing_order(params)))
         observe.candidates(req.environ, bool(result.candidates))
         if not result.candidates:
-            # Before the headers are ordered: it sets Content-Length again.
             util.after_response(resp, functools.partial(
                 _log_why_empty, req.environ.get(errors.REQUEST_ID_KEY),
                 ctx, query, observe.observer(req.environ)))
-        util.order_headers(resp, util.ORDER_CACHE_FIRST)
         # Freed before the collector resumes: otherwise its next pass
         # walks every object of the answer (~0.6 ms for 250 candidates).
         del result

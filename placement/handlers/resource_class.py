@@ -74,10 +74,8 @@ def get_resource_class(req):
     ctx.authorize(policies.SHOW)
     mv = util.version(req)
     rc = rc_obj.get_by_name(ctx, _path_name(req))
-    return util.order_headers(
-        util.json_response(req, mv, _render(req, rc),
-                           modified=_modified([rc])),
-        util.ORDER_CACHE_FIRST)
+    return util.json_response(req, mv, _render(req, rc),
+                              modified=_modified([rc]))
 
 
 @microversion.since('1.2', '1.6')

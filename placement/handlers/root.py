@@ -19,6 +19,4 @@ def _render_versions():
 def home(req):
     """GET /: no authentication, no policy, and (as the reference
     service) JSON whatever the Accept header says."""
-    return util.order_headers(
-        util.json_response(req, util.version(req), _render_versions()),
-        util.ORDER_CACHE_FIRST)
+    return util.json_response(req, util.version(req), _render_versions())

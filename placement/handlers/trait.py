@@ -82,10 +82,8 @@ def list_traits(req):
     mv = util.version(req)
     params = util.validate_query(req, schema.LIST_TRAITS)
     traits = trait_obj.list_traits(ctx, _parse_list_filter(params))
-    return util.order_headers(
-        util.json_response(req, mv, _render_traits(traits),
-                           modified=_modified(traits)),
-        util.ORDER_DATES_FIRST)
+    return util.json_response(req, mv, _render_traits(traits),
+                              modified=_modified(traits))
 
 
 @microversion.since('1.6')
@@ -161,10 +159,8 @@ def list_traits_for_resource_provider(req):
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     with util.provider_not_found(util.PROVIDER_NOT_FOUND_COLON, uuid):
         result = trait_obj.get_provider_traits(ctx, uuid)
-    return util.order_headers(
-        util.json_response(req, mv, _render_provider_traits(result),
-                           modified=_modified(result.traits)),
-        util.ORDER_DATES_FIRST)
+    return util.json_response(req, mv, _render_provider_traits(result),
+                              modified=_modified(result.traits))
 
 
 @microversion.since('1.6')
@@ -184,10 +180,8 @@ def update_traits_for_resource_provider(req):
         raise util.generation_conflict()
     except exception.TraitNotFound as exc:
         raise _bad_request('No such trait %s' % exc.kwargs['names'])
-    return util.order_headers(
-        util.json_response(req, mv, _render_provider_traits(result),
-                           modified=_modified(result.traits)),
-        util.ORDER_DATES_FIRST)
+    return util.json_response(req, mv, _render_provider_traits(result),
+                              modified=_modified(result.traits))
 
 
 @microversion.since('1.6')

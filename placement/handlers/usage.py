@@ -27,8 +27,7 @@ def list_usages(req):
         provider, usages = usage_obj.get_provider_usages(ctx, uuid)
     body = {'resource_provider_generation': provider.generation,
             'usages': usages}
-    return util.order_headers(util.json_response(req, mv, body),
-                              util.ORDER_CACHE_FIRST)
+    return util.json_response(req, mv, body)
 
 
 def _last(params, name):
@@ -55,6 +54,4 @@ def get_total_usages(req):
         ctx, _last(params, 'project_id'), user_id=_last(params, 'user_id'),
         consumer_type=_last(params, 'consumer_type'),
         group_by_type=group_by_type)
-    return util.order_headers(
-        util.json_response(req, mv, {'usages': usages}),
-        util.ORDER_CACHE_FIRST)
+    return util.json_response(req, mv, {'usages': usages})

@@ -17,36 +17,6 @@ def utcnow():
         tzinfo=None, microsecond=0)
 
 
-# On PostgreSQL upstream leaves several lists to the plan (no ORDER BY),
-# and on small tables the plan reads the table front to back: the rows
-# come in the heap's physical order, ctid (page, slot). A row is placed
-# where it is written; an UPDATE writes a new version, usually after the
-# others. Ordering by ctid there gives the same order for the same
-# writes. MySQL's InnoDB reads in primary-key order, so it keeps the
-# index orders (and SQLite its own).
-PHYSICAL_ORDER_DIALECTS = ('postgresql',)
-
-
-def physical_order(table):
-    """The position of ``table``'s rows in the heap (PostgreSQL's ctid);
-    only for a dialect of PHYSICAL_ORDER_DIALECTS."""
-    return sa.literal_column('%s.ctid' % table.name)
-
-
-def allocations_in_provider_order(stmt, dialect):
-    """``stmt`` in upstream's order for one provider: the order written
-    (by id) on MariaDB; on PostgreSQL, whose plan for small tables hashes
-    the provider's rows by consumer and reads the consumers table front
-    to back, by the consumer row's ctid, then each consumer's rows
-    newest first (a hash bucket lists the last row put in first)."""
-    if dialect not in PHYSICAL_ORDER_DIALECTS:
-        return stmt
-    a, c = models.allocations, models.consumers
-    return stmt.outerjoin(c, c.c.uuid == a.c.consumer_id).order_by(
-        None).order_by(physical_order(c),
-                       physical_order(a).desc())
-
-
 def capacity_expr(inv=models.inventories):
     """(total - reserved) * allocation_ratio, as a float expression.
 
@@ -175,20 +145,15 @@ def fetch_linked_ids(conn, link_table, column, provider_id) -> set:
         .where(link_table.c.resource_provider_id == provider_id))}
 
 
-def replace_links(conn, link_table, column, provider_id, current, wanted,
-                  in_set_order=False):
+def replace_links(conn, link_table, column, provider_id, current, wanted):
     """Turn one provider's ids ``current`` in ``link_table`` into ``wanted``:
-    delete the stale rows, insert the new ones (in id order; with
-    ``in_set_order`` in the order the set ``wanted - current`` iterates,
-    as upstream writes trait links: on PostgreSQL a provider's traits
-    are listed in the order their rows were written)."""
+    delete the stale rows, insert the new ones (in id order)."""
     stale = current - wanted
     if stale:
         conn.execute(link_table.delete().where(
             link_table.c.resource_provider_id == provider_id,
             link_table.c[column].in_(sorted(stale))))
-    added = wanted - current
-    added = list(added) if in_set_order else sorted(added)
+    added = sorted(wanted - current)
     if added:
         now = utcnow()
         # One multi-row INSERT (executemany).

@@ -55,7 +55,7 @@ def member_of_clauses(provider_id_col, agg_filter) -> list:
 
 def fetch_provider_aggregates(conn, provider_id) -> list:
     """The aggregate uuids of one provider, by aggregate id (the order
-    upstream's unordered query gets from the primary key)."""
+    the aggregates were first stored in)."""
     rpa = models.resource_provider_aggregates
     agg = models.placement_aggregates
     rows = conn.execute(

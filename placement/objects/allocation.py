@@ -136,7 +136,7 @@ class _Stock:
 
 def select_allocations_stmt():
     """Allocations with provider uuid/generation and class name, in the
-    order they were written (upstream shows them so).
+    order they were written (by id), on every backend.
 
     SELECT a.consumer_id, a.used, a.created_at, rp.uuid, rp.generation,
            rc.name
@@ -189,9 +189,8 @@ def get_for_provider(ctx, provider_uuid: str) -> ProviderAllocations:
     c = models.consumers
     with db_api.reader(ctx) as conn:
         provider = resource_provider.fetch_provider(conn, provider_uuid)
-        rows = conn.execute(_sql.allocations_in_provider_order(
-            select_allocations_stmt(), conn.dialect.name).where(
-                a.c.resource_provider_id == provider.id))
+        rows = conn.execute(select_allocations_stmt().where(
+            a.c.resource_provider_id == provider.id))
         allocations = tuple(_allocation_from_row(row) for row in rows)
         uuids = sorted({alloc.consumer_uuid for alloc in allocations})
         generations = {}
@@ -527,15 +526,13 @@ def _write_consumers(conn, requests, consumers, names) -> None:
         {request.user_id for request in requests},
         {request.consumer_type for request in requests
          if request.consumer_type})
-    # Existing consumer rows are written in uuid order, whatever the
-    # body's order, so that two writers of the same consumers lock them
-    # alike; the new ones in one INSERT, after the updates and deletes,
-    # in the body's order, as upstream writes them (on PostgreSQL a
-    # provider's allocations list its consumers in the order their rows
-    # were written). Two writers creating the same consumers on the same
-    # providers hold those providers' row locks first (write_allocations);
-    # on different providers their INSERTs may cross, a deadlock that is
-    # retried as a lost race.
+    # Consumer rows are written in uuid order, whatever the body's order,
+    # so that two writers of the same consumers lock them alike; the new
+    # ones in one INSERT, after the updates and deletes. Two writers
+    # creating the same consumers on the same providers hold those
+    # providers' row locks first (write_allocations); on different
+    # providers their INSERTs may cross, a deadlock that is retried as a
+    # lost race.
     new = []
     for request in sorted(requests, key=lambda r: r.consumer_uuid):
         existing = consumers.get(request.consumer_uuid)
@@ -552,9 +549,6 @@ def _write_consumers(conn, requests, consumers, names) -> None:
             consumer_obj.update_consumer(conn, existing, write)
         else:
             new.append(write)
-    body_order = {request.consumer_uuid: place
-                  for place, request in enumerate(requests)}
-    new.sort(key=lambda write: body_order[write.uuid])
     consumer_obj.insert_consumers(conn, new)
 
 

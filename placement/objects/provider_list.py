@@ -84,68 +84,16 @@ def _select_listed_stmt():
           .outerjoin(root, root.c.id == rp.c.root_provider_id))
 
 
-def _narrowing_filters(pfilter):
-    """How many of the filters that pick few providers ``pfilter`` has:
-    one per resource class, one for the aggregates a provider must be
-    in, one for the traits it must have."""
-    required = pfilter.required
-    return (len(pfilter.resources)
-            + bool(pfilter.member_of and pfilter.member_of.required)
-            + bool(required and (required.required or required.any_of)))
-
-
-def _hashed(pfilter, dialect):
-    """Whether upstream's plan for ``pfilter`` hashes the matches (see
-    ``_list_order``)."""
-    return (dialect in _sql.PHYSICAL_ORDER_DIALECTS
-            and pfilter.in_tree is None and _narrowing_filters(pfilter) == 1)
-
-
-def _list_order(pfilter, dialect):
-    """ORDER BY terms: upstream's order, which is the database's.
-
-    MariaDB reads in primary-key order: by id (SQLite likewise). On
-    PostgreSQL upstream's list has no order, and on small tables (by
-    experiment; ``in_tree`` aside, which comes by id):
-    - unfiltered, or with two or more narrowing filters (where the
-      planner expects a row or so and loops over the providers), the
-      table is read front to back: the heap's order, ctid;
-    - with exactly one narrowing filter (``_hashed``), the matching
-      providers are hashed and the tables of their roots and of their
-      parents are read front to back to join them, in that order:
-      children come grouped by their parent's place in the heap, each
-      group in heap order, then the roots, which have no parent to
-      meet, in reverse heap order (all in one hash bucket, listed last
-      in first): ``_roots_reversed`` turns them round (a descending
-      term here would make the sort three times as dear).
-    """
-    rp = models.resource_providers
-    if (dialect not in _sql.PHYSICAL_ORDER_DIALECTS
-            or pfilter.in_tree is not None):
-        return (rp.c.id,)
-    if not _hashed(pfilter, dialect):
-        return (_sql.physical_order(rp),)
-    return (_sql.physical_order(_PARENT).nulls_last(),
-            _sql.physical_order(rp))
-
-
-def _roots_reversed(rows):
-    """``rows`` with the roots, which come last, in reverse order."""
-    first_root = len(rows)
-    while first_root and rows[first_root - 1][3] is None:
-        first_root -= 1
-    return rows[:first_root] + rows[first_root:][::-1]
-
-
 def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids,
-                                   dialect=None, fits_as_set=False):
+                                   fits_as_set=False):
     """The list query: every filter of ``pfilter`` as a WHERE clause.
 
     ``rc_ids`` maps the requested class names to ids, ``trait_ids`` the
     trait names of ``pfilter.required``. ``fits_as_set``: a resources
     filter over every provider as ``rp.id IN (<fitting providers>)``
-    (``_sql.fitting_providers_subquery``). Ordered by provider id (on
-    PostgreSQL see ``_list_order``):
+    (``_sql.fitting_providers_subquery``). Ordered by provider id, which
+    is creation order, on every backend (upstream leaves the order to its
+    database's plan):
 
     <_select_listed_stmt> WHERE rp.name = :name AND rp.uuid = :uuid
       AND rp.root_provider_id = (SELECT root_provider_id ... :in_tree)
@@ -184,7 +132,7 @@ def select_filtered_providers_stmt(pfilter, rc_ids, trait_ids,
     if pfilter.required:
         stmt = stmt.where(*trait_obj.trait_clauses(
             rp.c.id, pfilter.required, trait_ids))
-    return stmt.order_by(*_list_order(pfilter, dialect))
+    return stmt.order_by(rp.c.id)
 
 
 def newest_of(rows):
@@ -217,7 +165,7 @@ _BOUND = (('name', 'list_name'), ('uuid', 'list_uuid'),
           ('in_tree', 'list_in_tree'))
 
 
-def _cached_statement(pfilter, rc_ids, trait_ids, dialect,
+def _cached_statement(pfilter, rc_ids, trait_ids,
                       fits_as_set=False):
     """(statement, parameters) for ``pfilter``; ids and ``fits_as_set``
     as for ``select_filtered_providers_stmt`` (ids: ints or SQL
@@ -229,14 +177,14 @@ def _cached_statement(pfilter, rc_ids, trait_ids, dialect,
            tuple(sorted((k, v) for k, v in rc_ids.items()
                         if isinstance(v, int))),
            tuple(sorted((k, v) for k, v in trait_ids.items()
-                        if isinstance(v, int))), dialect, fits_as_set)
+                        if isinstance(v, int))), fits_as_set)
     stmt = _STATEMENTS.get(key)
     if stmt is None:
         bound = dataclasses.replace(pfilter, **{
             field: sa.bindparam(bind) for field, bind in _BOUND
             if bind in params})
         stmt = select_filtered_providers_stmt(bound, rc_ids, trait_ids,
-                                              dialect, fits_as_set)
+                                              fits_as_set)
         if len(_STATEMENTS) >= MAX_STATEMENTS:
             _STATEMENTS.clear()
         _STATEMENTS[key] = stmt
@@ -245,13 +193,10 @@ def _cached_statement(pfilter, rc_ids, trait_ids, dialect,
 
 def _fetch_rows(conn, pfilter, rc_ids, trait_ids):
     stmt, params = _cached_statement(
-        pfilter, rc_ids, trait_ids, conn.dialect.name,
+        pfilter, rc_ids, trait_ids,
         backend.groups_whole_tables_cheaply(conn))
-    rows = packed.fetch_rows(conn, stmt, params, _LISTED_TYPES,
+    return packed.fetch_rows(conn, stmt, params, _LISTED_TYPES,
                              order_by=_ID_COLUMN)
-    if _hashed(pfilter, conn.dialect.name):
-        return _roots_reversed(rows)
-    return rows
 
 
 def _looked_up_in_sql(table, names):

@@ -85,17 +85,12 @@ def _trait_from_row(row):
     return Trait(row.name, row.created_at, row.updated_at)
 
 
-def select_traits_stmt(tfilter, dialect=None):
+def select_traits_stmt(tfilter):
     """SELECT name, created_at, updated_at FROM traits WHERE ... ORDER BY
-    ...; ``associated`` becomes [NOT] EXISTS over provider links.
+    id; ``associated`` becomes [NOT] EXISTS over provider links.
 
-    The order is the one upstream's unordered query gets from MariaDB:
-    by name when the name is filtered (the name index answers it); else
-    with associated=true by the first provider (lowest id) having each
-    trait, then trait id (a scan of the provider-trait index); else by
-    id. On PostgreSQL the table is read front to back (_sql.
-    physical_order), but for associated=true, where upstream's order
-    comes from a hash of the ids (kept as on MariaDB).
+    By id (creation order; the standard traits first) on every backend,
+    whatever the filter: upstream leaves the order to its database's plan.
     """
     trait = models.traits
     stmt = sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
@@ -110,27 +105,15 @@ def select_traits_stmt(tfilter, dialect=None):
         linked = sa.exists(sa.select(sa.literal(1)).select_from(rpt)
                            .where(rpt.c.trait_id == trait.c.id))
         stmt = stmt.where(linked if tfilter.associated else ~linked)
-    if (dialect in _sql.PHYSICAL_ORDER_DIALECTS
-            and not tfilter.associated):
-        return stmt.order_by(_sql.physical_order(trait))
-    if tfilter.names is not None or tfilter.prefix is not None:
-        return stmt.order_by(trait.c.name)
-    if tfilter.associated:
-        rpt = models.resource_provider_traits
-        first_provider = (sa.select(sa.func.min(rpt.c.resource_provider_id))
-                          .where(rpt.c.trait_id == trait.c.id)
-                          .scalar_subquery())
-        return stmt.order_by(first_provider, trait.c.id)
     return stmt.order_by(trait.c.id)
 
 
 @db_api.operation
 def list_traits(ctx, tfilter: TraitListFilter) -> typing.List[Trait]:
-    """Traits matching the filter, in upstream's order (see above)."""
+    """Traits matching the filter, by id."""
     with db_api.reader(ctx, snapshot=False) as conn:
         return [_trait_from_row(row)
-                for row in conn.execute(
-                    select_traits_stmt(tfilter, conn.dialect.name))]
+                for row in conn.execute(select_traits_stmt(tfilter))]
 
 
 def fetch_trait(conn, name) -> Trait:
@@ -197,48 +180,37 @@ def delete_trait(ctx, name: str) -> None:
         raise exception.TraitInUse(name=name)
 
 
-def _provider_traits_order(dialect):
-    """How upstream's GET lists a provider's traits: by trait id on
-    MariaDB (the link table's primary key); on PostgreSQL in the order
-    the link rows were written (_sql.physical_order)."""
-    rpt = models.resource_provider_traits
-    if dialect in _sql.PHYSICAL_ORDER_DIALECTS:
-        return _sql.physical_order(rpt)
-    return rpt.c.trait_id
-
-
 def fetch_provider_traits(conn, provider_id) -> typing.List[Trait]:
-    """The traits of one provider, as upstream's GET shows them."""
+    """The traits of one provider, by trait id."""
     trait = models.traits
     rpt = models.resource_provider_traits
     rows = conn.execute(
         sa.select(trait.c.name, trait.c.created_at, trait.c.updated_at)
         .select_from(trait.join(rpt, rpt.c.trait_id == trait.c.id))
         .where(rpt.c.resource_provider_id == provider_id)
-        .order_by(_provider_traits_order(conn.dialect.name)))
+        .order_by(rpt.c.trait_id))
     return [_trait_from_row(row) for row in rows]
 
 
 @functools.cache
-def _select_provider_traits_stmt(dialect):
-    """The provider and its traits in upstream's order, in one
-    statement."""
+def _select_provider_traits_stmt():
+    """The provider and its traits by trait id, in one statement."""
     trait = models.traits
     rpt = models.resource_provider_traits
     return rp_obj.select_with_children_stmt(
         (trait.c.name, trait.c.created_at, trait.c.updated_at),
         ((rpt, lambda rp: rpt.c.resource_provider_id == rp.c.id),
          (trait, lambda rp: trait.c.id == rpt.c.trait_id)),
-        (_provider_traits_order(dialect),))
+        (rpt.c.trait_id,))
 
 
 @db_api.operation
 def get_provider_traits(ctx, provider_uuid: str) -> ProviderTraits:
-    """The traits of a provider, as upstream's GET shows them; raise
+    """The traits of a provider, by trait id; raise
     ResourceProviderNotFound."""
     with db_api.reader(ctx, snapshot=False) as conn:
         provider, rows = rp_obj.fetch_with_children(
-            conn, _select_provider_traits_stmt(conn.dialect.name),
+            conn, _select_provider_traits_stmt(),
             provider_uuid)
     return ProviderTraits(
         tuple(Trait(row[1], row[2], row[3]) for row in rows),
@@ -253,7 +225,7 @@ def fetch_provider_trait_ids(conn, provider_id) -> set:
 def replace_provider_traits(conn, provider_id, current, wanted) -> None:
     """Turn the provider's trait ids ``current`` into ``wanted``."""
     _sql.replace_links(conn, models.resource_provider_traits, 'trait_id',
-                       provider_id, current, wanted, in_set_order=True)
+                       provider_id, current, wanted)
 
 
 def set_provider_traits(ctx, provider_uuid: str, names,
@@ -285,20 +257,16 @@ def _expect_traits(provider_uuid, generation, wanted_ids):
 
 
 @functools.cache
-def select_named_and_linked_stmt(dialect=None):
-    """The traits named (in upstream's order for the PUT's answer) and
-    the provider's trait ids, in one round trip.
+def select_named_and_linked_stmt():
+    """The traits named (by id, as the GET lists them) and the provider's
+    trait ids, in one round trip.
 
     SELECT t.id, t.name, t.created_at, t.updated_at, 1 AS is_named
     FROM traits t WHERE t.name IN (:names)
     UNION ALL
     SELECT rpt.trait_id, NULL, NULL, NULL, 0
     FROM resource_provider_traits rpt WHERE rpt.resource_provider_id = :rp_id
-    ORDER BY name
-
-    By name as MariaDB answers from the name index; on PostgreSQL, which
-    reads the traits table front to back, by the named rows' ctid
-    (_sql.physical_order).
+    ORDER BY id
     """
     trait = models.traits
     rpt = models.resource_provider_traits
@@ -310,19 +278,14 @@ def select_named_and_linked_stmt(dialect=None):
         rpt.c.trait_id, sa.null(), sa.null(), sa.null(),
         sa.literal(0, sa.Integer),
     ).where(rpt.c.resource_provider_id == sa.bindparam('rp_id'))
-    if dialect in _sql.PHYSICAL_ORDER_DIALECTS:
-        named = named.add_columns(
-            _sql.physical_order(trait).label('position'))
-        linked = linked.add_columns(sa.null())
-        return sa.union_all(named, linked).order_by(sa.column('position'))
-    return sa.union_all(named, linked).order_by(sa.column('name'))
+    return sa.union_all(named, linked).order_by(sa.column('id'))
 
 
 def _fetch_named_and_linked(conn, provider_id, names):
-    """([Trait named, in upstream's order], {their ids}, {the
-    provider's trait ids}); raise TraitNotFound naming the missing."""
+    """([Trait named, by id], {their ids}, {the provider's trait ids});
+    raise TraitNotFound naming the missing."""
     named, wanted, current = [], set(), set()
-    stmt = select_named_and_linked_stmt(conn.dialect.name)
+    stmt = select_named_and_linked_stmt()
     for row in conn.execute(stmt, {
             'names': sorted(set(names)), 'rp_id': provider_id}):
         if row.is_named:

@@ -17,13 +17,16 @@ entry names where the difference shows and why we keep it:
 An ``upstream-500`` entry allows a difference only where upstream's
 answer was a 500, so a broad pattern cannot hide anything else.
 
-``render`` makes doc/source/admin/differences-from-upstream.rst; a unit
-test checks that the page in the tree is what it renders.
+``render`` makes doc/source/admin/differences-from-upstream.rst, with
+the table of list orders of ``lists``; a unit test checks that the page
+in the tree is what it renders.
 """
 import fnmatch
 import os
 
 import yaml
+
+from tools.differential_lib import lists
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -83,28 +86,40 @@ INTRO = """\
 Differences from upstream
 =========================
 
-.. This page is generated from tools/differential-allowlist.yaml by
-   ``tools/differential --write-doc``; edit the allowlist, not this page.
+.. This page is generated from tools/differential-allowlist.yaml and
+   tools/differential_lib/lists.py by ``tools/differential --write-doc``;
+   edit those, not this page.
 
 This service answers every request as the upstream Placement release
-does: the same status, headers, body (key order, list order and error
-texts included) and the same rows in the database, so that it can replace
-upstream, and upstream can replace it again, on the same database.
-``tools/differential`` checks this by replaying the whole functional test
-suite against both services and comparing every answer and every table.
+does, so that it can replace upstream, and upstream can replace it again,
+on the same database. "As upstream does" means:
 
-Two lists have no order to copy: upstream's own order changes with the
-string hash seed of its Python process (it differs after a restart, and
-repeats when upstream is started twice with the same ``PYTHONHASHSEED``).
-They are the ``allocation_requests`` of ``GET /allocation_candidates``
-(with the order of the uuids in each ``mappings`` list, and so, under a
-``limit``, which candidates come back) and the ``aggregates`` of ``GET
-/resource_providers/{uuid}/aggregates``. ``tools/differential`` accepts
-for these any answer upstream could give under some seed: the same
-candidates or aggregates in any order, each candidate spelled byte for
-byte; with ``limit=N``, N of the candidates upstream gives without the
-limit, with the provider summaries of those. Nothing else is compared
-order-free.
+- the same status;
+- the same set of headers with the same values (their order is not part
+  of it);
+- the body equal as a JSON value: the order of the members of an object
+  and whitespace are not part of it (``Content-Length`` differs with the
+  whitespace);
+- the same error title, code and detail text;
+- the same rows and generations in the database;
+- the order of a list where the order carries meaning: documented orders,
+  orders clients act on, and simple stable orders upstream always gives.
+
+An order that depends on which plan upstream's database picks (the
+heap's order, a hash join, an index) or on the string hash seed of its
+Python process is not part of it: this service gives a stable order
+instead, and ``tools/differential``, which replays the whole functional
+test suite against both services and compares every answer and every
+table, compares such lists as multisets (the same items, in any order).
+The lists, one by one:
+
+"""
+
+LISTS_END = """
+Under a ``limit`` (or ``[placement] max_allocation_candidates``) which
+candidates upstream returns follows its hash seed too: there N of the
+candidates upstream gives without the limit, with the provider summaries
+of those, are accepted.
 
 It differs on purpose only where upstream answers ``500 Internal Server
 Error``, over-commits a provider or leaves a stray row behind. Those cases
@@ -112,9 +127,28 @@ are listed here.
 """
 
 
+def render_lists(rules):
+    """The reStructuredText table of ``lists.LISTS``."""
+    rows = [('Request', 'List', 'Compared', 'Ours', 'Upstream')]
+    for rule in rules:
+        if rule.route == '*':
+            request = 'every answer'
+        else:
+            request = '%s ``%s``' % (
+                'any' if rule.methods == '*' else rule.methods, rule.route)
+        rows.append((request, '``%s``' % rule.path,
+                     'in order' if rule.order == lists.ORDERED
+                     else 'as a multiset', rule.ours, rule.upstream))
+    lines = ['.. list-table::', '   :header-rows: 1', '']
+    for row in rows:
+        lines.append('   * - %s' % row[0])
+        lines.extend('     - %s' % cell for cell in row[1:])
+    return '\n'.join(lines) + '\n'
+
+
 def render(entries):
     """The reStructuredText of the doc page."""
-    parts = [INTRO]
+    parts = [INTRO, render_lists(lists.LISTS), LISTS_END]
     if not entries:
         parts.append('\nThere are none at present: every request of the '
                      'functional test suite\ngets the same answer from '

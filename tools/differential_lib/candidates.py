@@ -13,15 +13,13 @@ it returns depends on the seed too. No rule of upstream's can be copied
 here; so these lists are judged by what upstream may answer under some
 seed:
 
-- without ``limit``: the same candidates (as a multiset, each one spelled
-  byte for byte, member order included) in any order, and each mappings
-  list in any order; everything else (provider summaries, key order)
-  exactly;
+- without ``limit``: the same candidates in any order (``lists``
+  declares the list a multiset, and the uuids of each mappings list too);
+  the generic comparison of ``compare`` does this;
 - with ``limit=N``: as many candidates as upstream gave, each one among
   those upstream gives for the same query without ``limit`` (asked for
   the purpose), and provider summaries that are upstream's unlimited
-  ones cut to the providers (1.29+: the trees) of our candidates, in
-  upstream's order.
+  ones cut to the providers (1.29+: the trees) of our candidates.
 
 With ``[placement] max_allocation_candidates`` (the cap) the seed decides
 which candidates upstream generates too, but along a rule (experiment of
@@ -37,21 +35,16 @@ judged against upstream's answer from a server without the cap (asked
 for the purpose): our candidates must be among those, as many as
 upstream gave, and fit in some set the rule can generate.
 
-The same holds for ``GET /resource_providers/{uuid}/aggregates``: after
-one PUT of several new aggregates, upstream lists them in an order that
-changed with the seed (seeds 1, 1, 2, 3: three orders of the same five;
-its answer to the PUT itself echoes the request's order under every
-seed). That list is compared order-free too, the rest byte for byte.
-
-Nothing else is relaxed: the order of the members of one candidate and
-of the provider summaries did not change with the seed, and stays
-compared byte for byte.
+Candidates, and the rest of the document, are compared as JSON values
+by the contract (``compare.canonical``): member order and whitespace are
+not part of it.
 """
 import collections
 import json
-import re
 import typing
 import urllib.parse
+
+from tools.differential_lib import compare
 
 PATH = '/allocation_candidates'
 CAP_OPTION = 'placement.max_allocation_candidates'
@@ -74,26 +67,11 @@ def cap_of(options):
     return Cap(count, options.get(STRATEGY_OPTION, 'depth-first'))
 
 
-AGGREGATES_RE = re.compile(r'^/resource_providers/[^/?]+/aggregates$')
-
-
 def applies(method, uri, ours, up):
-    """Whether the seed rule may judge this exchange."""
-    path = uri.split('?', 1)[0]
-    return (method == 'GET'
-            and (path == PATH or AGGREGATES_RE.match(path) is not None)
+    """Whether this exchange is a candidates answer the limit or cap rule
+    may judge (two 200s to GET /allocation_candidates)."""
+    return (method == 'GET' and uri.split('?', 1)[0] == PATH
             and ours.status.startswith('200') and up.status.startswith('200'))
-
-
-def same_aggregates(ours_text, up_text):
-    """A provider's aggregates: the same uuids in any order."""
-    try:
-        ours, up = _load(ours_text), _load(up_text)
-    except ValueError:
-        return False
-    return (_Obj((k, v if k != 'aggregates' else sorted(v)) for k, v in ours)
-            == _Obj((k, v if k != 'aggregates' else sorted(v))
-                    for k, v in up))
 
 
 def unlimited(uri):
@@ -106,40 +84,24 @@ def unlimited(uri):
     return path + '?' + urllib.parse.urlencode(kept, safe=':,!')
 
 
-class _Obj(tuple):
-    """A JSON object as its (key, value) pairs, in their order."""
-
-
-def _load(text):
-    return json.loads(text, object_pairs_hook=_Obj,
-                      parse_int=lambda s: ('int', s),
-                      parse_float=lambda s: ('float', s))
-
-
-def _get(obj, key):
-    for name, value in obj:
-        if name == key:
-            return value
-    return None
-
-
-def _candidate(request):
-    """One allocation request, its mappings lists order-free."""
-    pairs = []
-    for key, value in request:
-        if key == 'mappings':
-            value = _Obj((suffix, tuple(sorted(uuids)))
-                         for suffix, uuids in value)
-        pairs.append((key, value))
-    return repr(_Obj(pairs))
+_RULES = compare.request_rules('GET', PATH)
 
 
 def _split(doc):
-    """(candidates as text, the rest of the document)."""
-    rest = _Obj((key, None if key == 'allocation_requests' else value)
-                for key, value in doc)
-    return [_candidate(item) for item in
-            _get(doc, 'allocation_requests') or ()], rest
+    """(candidates as canonical texts, the rest of the document as one)."""
+    items = doc.get('allocation_requests') or ()
+    rest = dict(doc, allocation_requests=None)
+    return ([compare.canonical(item, _RULES, ('allocation_requests', '[]'))
+             for item in items], compare.canonical(rest, _RULES))
+
+
+def _load(text):
+    if text is None:
+        return None
+    doc = json.loads(text)
+    if not isinstance(doc, dict):
+        raise ValueError('not a candidates document')
+    return doc
 
 
 def same(ours_text, up_text, full_text=None, cap=None):
@@ -151,7 +113,7 @@ def same(ours_text, up_text, full_text=None, cap=None):
     """
     try:
         ours, up = _load(ours_text), _load(up_text)
-        full = _load(full_text) if full_text is not None else None
+        full = _load(full_text)
     except ValueError:
         return False
     my_cands, my_rest = _split(ours)
@@ -160,13 +122,12 @@ def same(ours_text, up_text, full_text=None, cap=None):
         return (my_rest == up_rest
                 and collections.Counter(my_cands)
                 == collections.Counter(up_cands))
-    full_cands, full_rest = _split(full)
+    full_cands, _ = _split(full)
     if len(my_cands) != len(up_cands):
         return False
     if collections.Counter(my_cands) - collections.Counter(full_cands):
         return False
-    expected = _cut_summaries(full_rest, ours)
-    if my_rest != expected:
+    if my_rest != _split(_cut_summaries(full, ours))[1]:
         return False
     return cap is None or _fits_cap(ours, full, cap)
 
@@ -175,13 +136,13 @@ def _fits_cap(ours, full, cap):
     """Whether our candidates fit in a set upstream's cap may generate:
     per tree (see the module doc), how many we took of how many there
     are."""
-    summaries = _get(full, 'provider_summaries') or _Obj()
+    summaries = full.get('provider_summaries') or {}
     taken = collections.Counter(
         _tree(item, summaries) for item in
-        _get(ours, 'allocation_requests') or ())
+        ours.get('allocation_requests') or ())
     there = collections.Counter(
         _tree(item, summaries) for item in
-        _get(full, 'allocation_requests') or ())
+        full.get('allocation_requests') or ())
     if None in taken or None in there:
         return True  # no roots shown (before 1.14): the subset rule alone
     if sum(there.values()) <= cap.count:
@@ -212,35 +173,41 @@ def _tree(request, summaries):
     do not share (of the sharing ones when all share); None when the
     summaries show no roots."""
     roots, shared = set(), set()
-    allocations = _get(request, 'allocations')
-    if not isinstance(allocations, _Obj):  # before 1.12: a list
+    allocations = request.get('allocations')
+    if not isinstance(allocations, dict):  # before 1.12: a list
         return None
-    for uuid, _ in allocations:
-        summary = _get(summaries, uuid)
-        root = summary and _get(summary, 'root_provider_uuid')
+    for uuid in allocations:
+        summary = summaries.get(uuid) or {}
+        root = summary.get('root_provider_uuid')
         if root is None:
             return None
-        sharing = SHARES in (_get(summary, 'traits') or ())
+        sharing = SHARES in (summary.get('traits') or ())
         (shared if sharing else roots).add(root)
     return frozenset(roots or shared)
 
 
-def _cut_summaries(full_rest, ours):
-    """Upstream's unlimited document, summaries cut to our candidates."""
+def _named(doc):
+    """The uuids of the providers the candidates of ``doc`` allocate
+    from."""
     named = set()
-    for request in _get(ours, 'allocation_requests') or ():
-        allocations = _get(request, 'allocations')
-        if isinstance(allocations, _Obj):
-            named.update(key for key, _ in allocations)
+    for request in doc.get('allocation_requests') or ():
+        allocations = request.get('allocations')
+        if isinstance(allocations, dict):
+            named.update(allocations)
         elif isinstance(allocations, list):  # before 1.12
-            named.update(_get(_get(item, 'resource_provider'), 'uuid')
+            named.update(item['resource_provider']['uuid']
                          for item in allocations)
-    summaries = _get(full_rest, 'provider_summaries') or _Obj()
-    roots = {_get(value, 'root_provider_uuid') for key, value in summaries
-             if key in named}
+    return named
+
+
+def _cut_summaries(full, ours):
+    """Upstream's unlimited document, summaries cut to our candidates
+    (their providers, or from 1.29 their trees)."""
+    named = _named(ours)
+    summaries = full.get('provider_summaries') or {}
+    roots = {value.get('root_provider_uuid')
+             for key, value in summaries.items() if key in named}
     roots.discard(None)
-    kept = _Obj((key, value) for key, value in summaries
-                if key in named
-                or _get(value, 'root_provider_uuid') in roots)
-    return _Obj((key, kept if key == 'provider_summaries' else value)
-                for key, value in full_rest)
+    kept = {key: value for key, value in summaries.items()
+            if key in named or value.get('root_provider_uuid') in roots}
+    return dict(full, provider_summaries=kept)

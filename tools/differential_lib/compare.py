@@ -1,14 +1,29 @@
-"""Normalise two answers to the same request and name their differences.
+"""Normalise two answers to the same request and name their differences,
+by the contract of issue 23:
+
+- the same status;
+- the same set of headers with the same values, in any order (but those
+  that differ by nature: Date, request ids, and those of the WSGI server
+  upstream runs under); Last-Modified compared as present or not;
+  Content-Length as present or not and true to its own body (whitespace
+  in JSON is not part of the contract, so the lengths may differ);
+- the body equal as a JSON value: member order and whitespace are not
+  part of it, number types are (1 is not 1.0); a list in order, but the
+  lists ``lists.LISTS`` declares as multisets; a body that is not JSON,
+  as text;
+- (the stored rows: see ``rows``.)
 
 Server-generated uuids differ between the two services: ``UuidMap``
 learns pairs from the answers that create something (the uuids in a
 ``Location`` header, a top-level ``uuid`` in a POST answer), rewrites our
 uuids into upstream's in the requests it forwards and upstream's into ours
 in the answers it compares. Request ids and timestamps are replaced by
-placeholders; everything else is compared byte for byte.
+placeholders.
 """
 import json
 import re
+
+from tools.differential_lib import lists
 
 UUID_RE = re.compile(
     r'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
@@ -86,13 +101,17 @@ def _top_uuid(body):
 
 
 class Answer:
-    """status text, [(lower-case name, value)], body text."""
+    """status text, [(lower-case name, value)], body text; ``length``:
+    the body's size in bytes as sent."""
 
     def __init__(self, status, headers, body):
         self.status = status
         self.headers = [(name.lower(), value) for name, value in headers]
         if isinstance(body, bytes):
+            self.length = len(body)
             body = body.decode('utf-8', 'backslashreplace')
+        else:
+            self.length = len(body.encode('utf-8', 'surrogateescape'))
         self.body = body
 
     def header(self, name):
@@ -102,6 +121,7 @@ class Answer:
         return None
 
     def normalised(self, uuid_map=None):
+        """(Answer with the body normalised, {header: sorted values})."""
         convert = uuid_map.to_ours if uuid_map else (lambda text: text)
         headers = {}
         for name, value in self.headers:
@@ -109,8 +129,13 @@ class Answer:
                 continue
             if name in TIMESTAMP_HEADERS:
                 value = '<http-date>'
+            elif name == 'content-length':
+                value = ('<length of the body>' if value == str(self.length)
+                         else 'not the length of the body (%s of %d bytes)'
+                         % (value, self.length))
             headers.setdefault(name, []).append(_scrub(convert(value)))
-        return Answer(self.status, [], _scrub(convert(self.body))), headers
+        return (Answer(self.status, [], _scrub(convert(self.body))),
+                {name: sorted(values) for name, values in headers.items()})
 
 
 def _scrub(text):
@@ -118,23 +143,66 @@ def _scrub(text):
     return TIMESTAMP_RE.sub('<timestamp>', text)
 
 
-def _scrubbed_length(values, raw, normalised):
-    """The Content-Length ``values`` (one) less the bytes normalising
-    took from the body (or added to it)."""
-    change = (len(raw.body.encode('utf-8', 'surrogateescape'))
-              - len(normalised.body.encode('utf-8', 'surrogateescape')))
+def load(text):
+    """The JSON value of ``text``, or None when it is not JSON."""
     try:
-        return int(values[0]) - change
+        return json.loads(text)
     except ValueError:
         return None
 
 
-def differences(ours, up, uuid_map, body_judge=None):
-    """[(kind, detail)] between our answer and upstream's.
+def canonical(value, rules, at=()):
+    """``value`` with the multiset lists of ``rules`` (lists.rules_for)
+    sorted, as text: equal texts are equal JSON values by the contract
+    (json.dumps with sorted keys tells 1 from 1.0 and from true)."""
+    return json.dumps(_canonical(value, rules, at), sort_keys=True)
+
+
+def _canonical(value, rules, at):
+    if isinstance(value, dict):
+        return {key: _canonical(item, rules, at + (key,))
+                for key, item in value.items()}
+    if isinstance(value, list):
+        items = [_canonical(item, rules, at + ('[]',)) for item in value]
+        if lists.order_of(rules, at) == lists.MULTISET:
+            items.sort(key=lambda item: json.dumps(item, sort_keys=True))
+        return items
+    return value
+
+
+def _every_list_a_multiset(value):
+    if isinstance(value, dict):
+        return {key: _every_list_a_multiset(item)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return sorted((_every_list_a_multiset(item) for item in value),
+                      key=lambda item: json.dumps(item, sort_keys=True))
+    return value
+
+
+def request_rules(method, uri):
+    """The list rules of a request (``lists.rules_for`` of its path)."""
+    return lists.rules_for(method, uri.split('?', 1)[0])
+
+
+def same_body(mine, theirs, rules):
+    """Whether two normalised bodies are equal by the contract."""
+    if mine == theirs:
+        return True
+    a, b = load(mine), load(theirs)
+    if a is None or b is None:
+        return False
+    return canonical(a, rules) == canonical(b, rules)
+
+
+def differences(ours, up, uuid_map, body_judge=None, method='GET',
+                uri='/'):
+    """[(kind, detail)] between our answer and upstream's to ``method
+    uri``.
 
     ``body_judge(ours, upstream)``, given the two normalised bodies when
-    they differ, may accept ours as one upstream could give (the seed
-    rule of ``candidates``).
+    they differ by the contract, may accept ours as one upstream could
+    give (the limit and cap rules of ``candidates``).
     """
     mine, my_headers = ours.normalised()
     theirs, their_headers = up.normalised(uuid_map)
@@ -142,23 +210,9 @@ def differences(ours, up, uuid_map, body_judge=None):
     if mine.status != theirs.status:
         found.append(('status', 'ours %s, upstream %s'
                       % (mine.status, theirs.status)))
-    my_order = [name for name in my_headers if name in their_headers]
-    their_order = [name for name in their_headers if name in my_headers]
-    if my_order != their_order:
-        found.append(('header order', 'ours %s, upstream %s'
-                      % (', '.join(my_order), ', '.join(their_order))))
     for name in sorted(set(my_headers) | set(their_headers)):
         a, b = my_headers.get(name), their_headers.get(name)
         if a == b:
-            continue
-        if (name == 'content-length' and a and b
-                and mine.body != theirs.body):
-            continue  # follows from the body difference reported below
-        if (name == 'content-length' and a and b
-                and _scrubbed_length(a, ours, mine)
-                == _scrubbed_length(b, up, theirs)):
-            # Only the width of what normalising replaced differs (the
-            # repr of a datetime among a database error's parameters).
             continue
         if a is None:
             found.append(('header %s missing' % name, 'upstream: %s' % b))
@@ -167,7 +221,8 @@ def differences(ours, up, uuid_map, body_judge=None):
         else:
             found.append(('header %s value' % name,
                           'ours %s, upstream %s' % (a, b)))
-    if mine.body != theirs.body and not (
+    rules = request_rules(method, uri)
+    if not same_body(mine.body, theirs.body, rules) and not (
             body_judge and body_judge(mine.body, theirs.body)):
         kind = body_kind(mine.body, theirs.body, ours.status)
         found.append((kind, 'ours:     %s\n      upstream: %s'
@@ -177,27 +232,15 @@ def differences(ours, up, uuid_map, body_judge=None):
 
 def body_kind(mine, theirs, status):
     """Name what kind of body difference this is."""
-    try:
-        a, b = json.loads(mine), json.loads(theirs)
-    except ValueError:
+    a, b = load(mine), load(theirs)
+    if a is None or b is None:
         return 'body text'
-    if a == b:
-        return 'body JSON spelling/key order'
-    if _sorted_deep(a) == _sorted_deep(b):
+    if (json.dumps(_every_list_a_multiset(a), sort_keys=True)
+            == json.dumps(_every_list_a_multiset(b), sort_keys=True)):
         return 'body list order'
     if status[:1] in '45' and isinstance(a, dict) and 'errors' in a:
         return 'body error detail'
     return 'body content'
-
-
-def _sorted_deep(value):
-    if isinstance(value, dict):
-        return {key: _sorted_deep(item) for key, item in value.items()}
-    if isinstance(value, list):
-        items = [_sorted_deep(item) for item in value]
-        return sorted(items, key=lambda item: json.dumps(item,
-                                                         sort_keys=True))
-    return value
 
 
 def _clip(text, limit=1500):

@@ -36,8 +36,8 @@ class Recorder:
         self.out = out
         self.file = self.test = None
         self.same = self.different = self.allowed = 0
-        # Candidate lists that differ only as upstream's hash seed makes
-        # its own answers differ (counted as same; see ``candidates``).
+        # Candidate answers under a limit or cap that upstream may give
+        # under some hash seed (counted as same; see ``candidates``).
         self.seed_order = 0
         self.differences = []
         self.skipped = {}
@@ -286,6 +286,6 @@ def report(recorder, db):
             print('    %s :: %s' % (name, test))
     print('%d differences allowed by tools/differential-allowlist.yaml'
           % recorder.allowed)
-    print('%d candidate answers judged by the hash-seed rule (counted as '
+    print('%d candidate answers judged by the limit/cap rule (counted as '
           'same)' % recorder.seed_order)
     print('%d same, %d different' % (recorder.same, recorder.different))

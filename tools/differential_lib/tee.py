@@ -21,6 +21,7 @@ class Tee:
         self.uuid_map = compare.UuidMap()
 
     def __call__(self, environ, start_response):
+        environ = _as_sent(environ)
         length = environ.get('CONTENT_LENGTH') or '0'
         body = environ['wsgi.input'].read(int(length)) if length != '0' \
             else b''
@@ -41,24 +42,21 @@ class Tee:
         if candidates.applies(method, uri, ours, up):
             judge = self._seed_judge(uri, headers)
         self.recorder.exchange(method, uri, ours, up, compare.differences(
-            ours, up, self.uuid_map, judge))
+            ours, up, self.uuid_map, judge, method=method, uri=uri))
         start_response(ours.status, ours.raw_headers)
         return [ours.raw_body]
 
     def _seed_judge(self, uri, headers):
-        """The seed rule for this candidates query or aggregates list
-        (see ``candidates``); with a ``limit``, it asks upstream the query
-        without it."""
+        """The seed rule for this candidates query (see ``candidates``),
+        for the answers the contract's own comparison finds different;
+        with a ``limit``, it asks upstream the query without it, and
+        under a cap, upstream without the cap."""
         def judge(mine, theirs):
-            if candidates.AGGREGATES_RE.match(uri.split('?', 1)[0]):
-                accepted = candidates.same_aggregates(mine, theirs)
-                self.recorder.seed_order += accepted
-                return accepted
-            full = None
             cap = candidates.cap_of(self.upstream.options)
             query = candidates.unlimited(uri) or (uri if cap else None)
-            if query:
-                full = self._full_answer(query, headers, cap)
+            if not query:
+                return False
+            full = self._full_answer(query, headers, cap)
             accepted = candidates.same(mine, theirs, full, cap)
             if accepted:
                 self.recorder.seed_order += 1
@@ -99,6 +97,24 @@ class Tee:
         answer.raw_headers = captured['headers']
         answer.raw_body = raw
         return answer
+
+
+def _as_sent(environ):
+    """``environ`` with PATH_INFO as a server makes it of the bytes sent.
+
+    The environ's strings are the bytes as latin-1 (PEP 3333), but httpx's
+    WSGI transport decodes a path as UTF-8, with replacement characters
+    (U+FFFD) for bytes that are not: those bytes are gone. The path is
+    sent upstream as UTF-8, and our application gets what a server would
+    make of those bytes, as upstream's does.
+    """
+    path = environ.get('PATH_INFO', '')
+    try:
+        path.encode('latin-1')
+    except UnicodeEncodeError:
+        environ = dict(environ, PATH_INFO=path.encode(
+            'utf-8', 'surrogateescape').decode('latin-1'))
+    return environ
 
 
 def _ascii(uri):

@@ -29,11 +29,11 @@ import weakref
 
 import sqlalchemy as sa
 
+from placement.db import backend
 from placement.db import models
 
 MAX_ENTRIES = 200000
 IN_BATCH = 2000
-CACHING_DIALECTS = ('mysql', 'postgresql')
 
 _INV = models.inventories
 _RPT = models.resource_provider_traits
@@ -103,8 +103,7 @@ def store_for(engine):
     a Database's reader)."""
     store = _STORES.get(engine)
     if store is None:
-        store = _STORES[engine] = Store(
-            engine.dialect.name in CACHING_DIALECTS)
+        store = _STORES[engine] = Store(backend.never_reuses_ids(engine))
     return store
 
 

@@ -1,15 +1,16 @@
-"""Orders that upstream leaves to the database, pinned per backend.
+"""The orders of the lists upstream leaves to its database, the same on
+every backend.
 
-Upstream's lists with no ORDER BY come, on MariaDB, in primary-key order;
-on PostgreSQL in the order of its plan for small tables, which reads
-tables front to back (the heap's physical order: a row is placed where
-it is written, an UPDATE such as a generation bump writes a new version
-after the others) and hashes the smaller side of a join (a hash bucket
-lists the row put in last first). The scenarios below write rows in an
-order that differs from their ids, and the expected PostgreSQL answers
-are upstream's (openstack-placement 16.0.0 on PostgreSQL 15), taken by
-experiment; ``scenario`` takes a ``send`` so it can be replayed against
-upstream over HTTP.
+Upstream's lists with no ORDER BY come in the order of its database's
+plan: on MariaDB by primary key (or by the index the plan used), on
+PostgreSQL in the heap's physical order or as a hash join returns them.
+That order is not part of the contract (see the differences page); ours
+is by id on every backend: providers, traits (the provider's, and the
+PUT's answer too) and a provider's allocations. The scenarios below
+write rows in an order that differs from their ids and from their
+physical order on PostgreSQL (rows updated after they were written);
+``scenario`` takes a ``send`` so it can be replayed against upstream over
+HTTP.
 """
 import json
 import unittest
@@ -35,29 +36,25 @@ PROVIDERS = {
     'g1': ('00000000-0000-4000-8000-000000000008', 'c11'),
 }
 BY_ID = list(PROVIDERS)
-# The last write of each provider comes in this order: its heap order.
-HEAP = ['g1', 'c11', 'r2', 'c22', 'r1', 'c21', 'r3', 'c12']
-# Hashed matches joined to their roots, then to their parents: children
-# by their parent's place in the heap, then the roots newest first.
-HASHED = ['g1', 'c22', 'c21', 'c11', 'c12', 'r3', 'r1', 'r2']
+# The last write of each provider comes in this order (on PostgreSQL its
+# place in the heap).
+LAST_WRITTEN = ['g1', 'c11', 'r2', 'c22', 'r1', 'c21', 'r3', 'c12']
 AVX, SSE = 'HW_CPU_X86_AVX', 'HW_CPU_X86_SSE'
 
-# query: order on PostgreSQL (MariaDB and SQLite: by id)
+# query: the providers it lists (in any order here; listed by id)
 LIST_ORDERS = {
-    '': HEAP,
-    'member_of=%s' % AGG_A: HASHED,
-    'member_of=%s' % AGG_B: ['g1', 'c11', 'c12', 'r3', 'r1'],
-    'member_of=in:%s,%s' % (AGG_B, AGG_C): HASHED,
-    'member_of=%s&member_of=!%s' % (AGG_A, AGG_B): ['c22', 'c21', 'r2'],
-    'member_of=!%s' % AGG_B: ['r2', 'c22', 'c21'],
-    'required=%s' % AVX: HASHED,
-    'required=%s,%s' % (AVX, SSE): [n for n in HASHED if n != 'r3'],
-    'resources=VCPU:1': HASHED,
-    # Two narrowing filters: read front to back.
-    'resources=VCPU:1,DISK_GB:1': HEAP,
-    'resources=VCPU:1&member_of=%s' % AGG_A: HEAP,
-    'member_of=%s&required=%s' % (AGG_A, AVX): HEAP,
-    # in_tree: by id.
+    '': BY_ID,
+    'member_of=%s' % AGG_A: BY_ID,
+    'member_of=%s' % AGG_B: ['r1', 'c11', 'c12', 'r3', 'g1'],
+    'member_of=in:%s,%s' % (AGG_B, AGG_C): BY_ID,
+    'member_of=%s&member_of=!%s' % (AGG_A, AGG_B): ['r2', 'c21', 'c22'],
+    'member_of=!%s' % AGG_B: ['r2', 'c21', 'c22'],
+    'required=%s' % AVX: BY_ID,
+    'required=%s,%s' % (AVX, SSE): [n for n in BY_ID if n != 'r3'],
+    'resources=VCPU:1': BY_ID,
+    'resources=VCPU:1,DISK_GB:1': BY_ID,
+    'resources=VCPU:1&member_of=%s' % AGG_A: BY_ID,
+    'member_of=%s&required=%s' % (AGG_A, AVX): BY_ID,
     'in_tree=%s' % PROVIDERS['c12'][0]: ['r1', 'c11', 'c12', 'g1'],
 }
 
@@ -76,8 +73,8 @@ def webob_sender(app):
 
 
 def scenario(send):
-    """Write the providers so that their heap order is HEAP; return
-    {query: names listed}."""
+    """Write the providers, the last write of each in LAST_WRITTEN order;
+    return {query: names listed}."""
     uuids = {name: uuid for name, (uuid, _) in PROVIDERS.items()}
     for name, (uuid, parent) in PROVIDERS.items():
         body = {'name': name, 'uuid': uuid}
@@ -91,7 +88,7 @@ def scenario(send):
         ('aggregates', ['r3', 'c12', 'c21', 'r1', 'g1', 'c22', 'r2', 'c11'],
          lambda name: {'aggregates': [AGG_A, AGG_B] if name[1] in '13'
                        else [AGG_A, AGG_C]}),
-        ('traits', HEAP,
+        ('traits', LAST_WRITTEN,
          lambda name: {'traits': [AVX] if name == 'r3' else [AVX, SSE]}),
     )
     for generation, (what, order, body) in enumerate(writes):
@@ -116,11 +113,8 @@ class ProviderListOrderTest(unittest.TestCase):
 
     def _check(self, placement):
         listed = scenario(webob_sender(placement.app))
-        for query, pg_order in LIST_ORDERS.items():
-            if placement.backend.name == 'postgresql':
-                expected = pg_order
-            else:
-                expected = [name for name in BY_ID if name in pg_order]
+        for query, names in LIST_ORDERS.items():
+            expected = [name for name in BY_ID if name in names]
             self.assertEqual(expected, listed[query], query)
 
 
@@ -160,19 +154,23 @@ def trait_scenario(send):
     found['startswith'] = answer['traits']
     answer = send('GET', '/traits?name=in:CUSTOM_MM,CUSTOM_AA,CUSTOM_ZZ')[1]
     found['in'] = answer['traits']
+    for query in ('', '?associated=true'):
+        answer = send('GET', '/traits' + query)[1]
+        found['list' + query] = [name for name in answer['traits']
+                                 if name.startswith('CUSTOM_')]
     return found
 
 
-# what: (PostgreSQL, MariaDB/SQLite). Links are written in the order a
-# Python set of the new trait ids iterates (CPython: by id modulo the
-# table size, here ascending), and listed on PostgreSQL as written.
+# what: the traits listed, by trait id (made ZZ, AA, MM).
 TRAIT_ORDERS = {
-    'put p': (CUSTOM, sorted(CUSTOM)),
-    'put q': (['CUSTOM_ZZ', 'CUSTOM_MM'], ['CUSTOM_MM', 'CUSTOM_ZZ']),
-    'get p': (CUSTOM, CUSTOM),
-    'get q': (['CUSTOM_ZZ', 'CUSTOM_MM', 'CUSTOM_AA'], CUSTOM),
-    'startswith': (CUSTOM, sorted(CUSTOM)),
-    'in': (CUSTOM, sorted(CUSTOM)),
+    'put p': CUSTOM,
+    'put q': ['CUSTOM_ZZ', 'CUSTOM_MM'],
+    'get p': CUSTOM,
+    'get q': CUSTOM,
+    'startswith': CUSTOM,
+    'in': CUSTOM,
+    'list': CUSTOM,
+    'list?associated=true': CUSTOM,
 }
 
 
@@ -202,14 +200,10 @@ def allocation_scenario(send):
             for uuid, entry in answer['allocations'].items()]
 
 
-# PostgreSQL: consumers in the consumers table's heap order, each one's
-# rows newest first; MariaDB/SQLite: in the order written.
-ALLOCATION_ORDERS = (
-    [(1, ['VCPU', 'MEMORY_MB']), (2, ['VCPU', 'DISK_GB']),
-     (0, ['MEMORY_MB', 'DISK_GB', 'VCPU'])],
-    [(1, ['MEMORY_MB', 'VCPU']), (2, ['DISK_GB', 'VCPU']),
-     (0, ['VCPU', 'DISK_GB', 'MEMORY_MB'])],
-)
+# By allocation id: consumers in the order of their first row (the
+# second consumer rewritten last), each one's classes as written.
+ALLOCATION_ORDER = [(1, ['MEMORY_MB', 'VCPU']), (2, ['DISK_GB', 'VCPU']),
+                    (0, ['VCPU', 'DISK_GB', 'MEMORY_MB'])]
 
 
 class TraitAndAllocationOrderTest(unittest.TestCase):
@@ -219,17 +213,15 @@ class TraitAndAllocationOrderTest(unittest.TestCase):
 
     def _check_traits(self, placement):
         found = trait_scenario(webob_sender(placement.app))
-        pick = 0 if placement.backend.name == 'postgresql' else 1
-        for what, orders in TRAIT_ORDERS.items():
-            self.assertEqual(orders[pick], found[what], what)
+        for what, order in TRAIT_ORDERS.items():
+            self.assertEqual(order, found[what], what)
 
     def test_allocation_orders(self):
         app_fixture.on_each_backend(self, self._check_allocations)
 
     def _check_allocations(self, placement):
         found = allocation_scenario(webob_sender(placement.app))
-        pick = 0 if placement.backend.name == 'postgresql' else 1
-        self.assertEqual(ALLOCATION_ORDERS[pick], found)
+        self.assertEqual(ALLOCATION_ORDER, found)
 
 
 def summary_scenario(send):

@@ -86,5 +86,3 @@ class AwkwardNamesTest(unittest.TestCase):
                 [(rp, name) for rp, name in made if name in names],
                 [(p['uuid'], p['name'])
                  for p in resp.json['resource_providers']])
-            self.assertEqual(json.dumps(resp.json).encode('ascii'),
-                             resp.body)

@@ -162,7 +162,9 @@ class ResponseTest(unittest.TestCase):
         resp = self._json('1.14')
         self.assertIsNone(resp.last_modified)
         self.assertIsNone(resp.cache_control.no_cache)
-        self.assertEqual(b'{"a": 1}', resp.body)
+        self.assertEqual(b'{"a":1}', resp.body)
+        self.assertEqual('application/json', resp.headers['Content-Type'])
+        self.assertEqual('7', resp.headers['Content-Length'])
 
     def test_cache_headers_from_1_15(self):
         resp = self._json('1.15')

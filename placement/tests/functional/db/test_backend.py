@@ -75,6 +75,14 @@ class _BackendHelpers:
             self.assertEqual('ZERO', conn.execute(
                 sa.select(rc.c.name).where(rc.c.id == 0)).scalar())
 
+    def test_never_reuses_ids_is_whether_a_deleted_id_comes_back(self):
+        with db_api.transaction(self.db) as conn:
+            old_id = self._provider(conn, 'gone')
+            conn.execute(RP.delete().where(RP.c.id == old_id))
+            new_id = self._provider(conn, 'next')
+            self.assertEqual(new_id != old_id,
+                             backend.never_reuses_ids(conn))
+
     def test_named_differences_by_backend(self):
         # What upstream's schema and the servers do differently, pinned.
         with db_api.reader(self.db) as conn:

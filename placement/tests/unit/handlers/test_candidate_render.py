@@ -1,27 +1,63 @@
-"""The candidates body, encoded a chunk at a time, is the JSON of the
-whole answer."""
-import json
+"""The candidates body: a candidate alike up to its providers
+(model.Alike) renders as the plain candidate it stands for, in every
+form of the versions, and summaries share nothing they should not."""
 import unittest
 
+import orjson
+
 from placement.handlers import allocation_candidate as handler
+from placement import microversion
+from placement.solver import model
+from placement.solver import summaries as summaries_mod
+from placement import util
+
+V = microversion.parse_version
+UUIDS = {1: 'u1', 2: 'u2', 3: 'u3', 4: 'u4'}
+# One group of VCPU and DISK_GB; mappings of the unsuffixed group.
+LISTING = ({'': (0, 0)}, {'VCPU': (0, 0), 'DISK_GB': (0, 1)})
 
 
-class TestEncodedItems(unittest.TestCase):
+def _result(candidates, summaries=()):
+    return type('Result', (), {'uuids': UUIDS, 'candidates': candidates,
+                               'summaries': summaries})
 
-    def test_list_and_dict_at_every_chunk_boundary(self):
-        size = handler.RENDER_CHUNK
-        for count in (0, 1, size - 1, size, size + 1, 2 * size + 3):
-            items = [('u%d' % i, i) for i in range(count)]
-            with self.subTest(count=count):
-                as_list = []
-                handler._encoded_items(
-                    as_list, items,
-                    lambda chunk: [{'n': n} for _, n in chunk], b'[')
-                self.assertEqual([{'n': n} for _, n in items],
-                                 json.loads(b''.join(as_list)))
-                as_dict = []
-                handler._encoded_items(
-                    as_dict, items,
-                    lambda chunk: {u: [n] for u, n in chunk}, b'{')
-                self.assertEqual({u: [n] for u, n in items},
-                                 json.loads(b''.join(as_dict)))
+
+def _body(result, mv):
+    return orjson.loads(util.render_json(handler._render(result, V(mv),
+                                                         LISTING)))
+
+
+class TestAlikeRendersAsItsCandidate(unittest.TestCase):
+
+    def test_every_form(self):
+        shape = model.Shape.of(((0, 'VCPU', 1), (1, 'DISK_GB', 5)),
+                               (('', (0, 1)),))
+        alike = [model.Alike(shape, (1, 4)), model.Alike(shape, (2, 4))]
+        plain = [alike[0].candidate, alike[1].candidate]
+        for mv in ('1.10', '1.12', '1.34', '1.39'):
+            with self.subTest(mv=mv):
+                self.assertEqual(_body(_result(plain), mv),
+                                 _body(_result(alike), mv))
+
+    def test_mappings_of_several_providers_come_sorted(self):
+        shape = model.Shape.of(((0, 'VCPU', 1), (1, 'DISK_GB', 5)),
+                               (('', (0, 1)),))
+        body = _body(_result([model.Alike(shape, (3, 2))]), '1.34')
+        request = body['allocation_requests'][0]
+        self.assertEqual({'': ['u2', 'u3']}, request['mappings'])
+        self.assertEqual(['u3', 'u2'], list(request['allocations']))
+
+    def test_summaries_for_the_version(self):
+        summary = summaries_mod.ProviderSummary(
+            1, 'u1', None, 'u1', {'VCPU': (8, 1)}, ('HW_CPU_X86_AVX',))
+        result = _result([], [summary])
+        self.assertEqual(
+            {'allocation_requests': [],
+             'provider_summaries': {'u1': {'resources': {
+                 'VCPU': {'capacity': 8, 'used': 1}}}}},
+            _body(result, '1.10'))
+        self.assertEqual(
+            {'resources': {'VCPU': {'capacity': 8, 'used': 1}},
+             'traits': ['HW_CPU_X86_AVX'], 'parent_provider_uuid': None,
+             'root_provider_uuid': 'u1'},
+            _body(result, '1.39')['provider_summaries']['u1'])
