@@ -40,6 +40,7 @@ import os
 from oslo_log import log as logging
 
 from placement import auth
+from placement import exception
 from placement.db import api as db_api
 from placement.db import migration
 from placement import errors
@@ -47,10 +48,13 @@ from placement import fault_wrap
 from placement import handler
 from placement import healthcheck
 from placement import microversion
+from placement import observe
 from placement.objects import standards
 from placement import policy
 from placement import requestlog
 from placement import sizelimit
+from placement import util
+from placement import wsgi_wrapper
 
 LOG = logging.getLogger(__name__)
 
@@ -158,10 +162,12 @@ def _metrics_setup(conf, db):
                                      route_of=handler.route_template)
 
 
-def build_app(conf, db, enforcer):
+def build_app(conf, db, enforcer, synced=True):
     """The middleware stack around dispatch (see the module docstring)."""
     scrape, request_metrics = _metrics_setup(conf, db)
     app = handler.PlacementHandler()
+    if not synced:
+        app = SyncStandardsFirst(app, db)
     app = fault_wrap.FaultWrapper(app)
     app = sizelimit.BodySizeLimit(app, conf)
     app = microversion.MicroversionMiddleware(
@@ -189,11 +195,43 @@ def update_database(conf, db):
     """Migrate when asked to, then sync the standard classes and traits.
 
     The migration runs in a forked child (``migration.upgrade_in_child``):
-    alembic then never takes up memory in the serving process.
+    alembic then never takes up memory in the serving process. Returns
+    True when the sync is done, False when no database answered: a
+    worker started while the database is away still serves (503s, and
+    /healthcheck), and syncs on its first request once it is back.
     """
     if conf.placement_database.sync_on_startup:
         migration.upgrade_in_child(conf, db, 'head')
-    standards.sync(db)
+    try:
+        standards.sync(db)
+    except exception.DatabaseUnavailable as exc:
+        LOG.warning('Standard resource classes and traits not synced at '
+                    'start (%s); syncing on the first request instead',
+                    exc.reason)
+        return False
+    return True
+
+
+class SyncStandardsFirst:
+    """Sync the standard rows before the first request is dispatched,
+    for a worker whose start-up sync found no database (see
+    ``update_database``); a pass-through once it succeeded."""
+
+    def __init__(self, app, db):
+        self.app, self.db, self.synced = app, db, False
+
+    def __call__(self, environ, start_response):
+        if not self.synced:
+            try:
+                standards.sync(self.db)
+            except exception.DatabaseUnavailable as exc:
+                LOG.warning('Answering 503: %s', exc.reason)
+                observe.unavailable(environ, exc)
+                error = wsgi_wrapper.attach_formatter(
+                    util.database_unavailable(exc))
+                return error(environ, start_response)
+            self.synced = True
+        return self.app(environ, start_response)
 
 
 def loadapp(conf, db=None):
@@ -203,5 +241,5 @@ def loadapp(conf, db=None):
     if _middleware_configured(conf):
         register_middleware_opts(conf)
     enforcer = policy.build_enforcer(conf)
-    update_database(conf, db)
-    return build_app(conf, db, enforcer)
+    synced = update_database(conf, db)
+    return build_app(conf, db, enforcer, synced)

@@ -115,6 +115,10 @@ def _unstorable_value(exc):
         return str(orig).splitlines()[0]
     if isinstance(orig, (OverflowError, ValueError)):
         return str(orig)
+    if isinstance(inner, sa.exc.DataError):
+        # A driver refusing the value before sending it (psycopg 3 and
+        # NUL in a string): a DataError with no server code.
+        return str(orig).splitlines()[0]
     return None
 
 

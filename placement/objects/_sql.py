@@ -52,6 +52,18 @@ def used_scalar(inv):
             .scalar_subquery())
 
 
+# The largest value an inventory's max_unit can hold (a 32-bit column).
+MAX_UNIT = 2 ** 31 - 1
+
+
+def amount_literal(amount):
+    """``amount`` as a bound BIGINT, for the fit rules below. An amount
+    above MAX_UNIT fits nowhere (max_unit >= amount fails), so it is
+    bound as MAX_UNIT + 1: the same answer, and a value every backend and
+    driver can bind (a filter beyond 64 bits is a valid query)."""
+    return sa.literal(min(amount, MAX_UNIT + 1), sa.BigInteger)
+
+
 def provider_fits_clause(provider_id_col, rc_id, amount):
     """True when the provider in ``provider_id_col`` itself can give
     ``amount`` of class ``rc_id``: capacity, min_unit, max_unit, step_size.
@@ -65,7 +77,7 @@ def provider_fits_clause(provider_id_col, rc_id, amount):
               AND :amount % inv.step_size = 0)
     """
     inv = models.inventories.alias('fit_inv')
-    amount = sa.literal(amount, sa.Integer)
+    amount = amount_literal(amount)
     return sa.exists(
         sa.select(sa.literal(1)).select_from(inv)
         .where(inv.c.resource_provider_id == provider_id_col,
@@ -97,7 +109,7 @@ def fitting_providers_subquery(rc_id, amount):
                       sa.func.sum(alloc.c.used).label('used'))
             .where(alloc.c.resource_class_id == rc_id)
             .group_by(alloc.c.resource_provider_id).subquery('fit_used'))
-    amount = sa.literal(amount, sa.Integer)
+    amount = amount_literal(amount)
     return (sa.select(inv.c.resource_provider_id)
             .select_from(inv.outerjoin(
                 used, used.c.resource_provider_id

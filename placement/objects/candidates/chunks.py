@@ -60,6 +60,11 @@ def _ranges(conn, plan, id_range, cap):
     low -= 1
     size = max(FIRST_CHUNK, cap * FIRST_CHUNK_PER_CANDIDATE)
     while low < high:
+        if size > high - low:
+            # Fewer ids than ``size`` remain, so fewer roots: the rest
+            # is one chunk (and the OFFSET stays within an id's range).
+            yield plan_mod.Chunk(plan_mod.RANGE, low=low, high=high)
+            return
         end = fetch.fetch_range_end(conn, plan, low, size)
         yield plan_mod.Chunk(plan_mod.RANGE, low=low,
                              high=high if end is None else end)

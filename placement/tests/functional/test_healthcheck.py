@@ -16,7 +16,11 @@ import time
 import unittest
 
 import sqlalchemy as sa
+import webob
 
+from placement.db import api as db_api
+from placement.db import models
+from placement import deploy
 from placement.tests.functional.fixtures import app as app_fixture
 from placement.tests.functional.fixtures import concurrency
 from placement.tests.functional.fixtures import tcp_proxy
@@ -94,6 +98,37 @@ class HealthcheckTest(unittest.TestCase):
             finally:
                 self.proxy.thaw()
             self._until(port, 200)
+
+    def test_worker_started_without_database_serves_once_it_is_back(self):
+        # A worker that starts while the database is away (uwsgi's lazy
+        # workers, a restart during an outage) must load and answer
+        # 503, not fail to load: with --need-app one such worker stops
+        # the whole server. The standard rows are synced once it is back.
+        # (max_retries=0: oslo.db does not wait for the database at start,
+        # as the operator asked.)
+        db = db_api.create_database(app_fixture.make_conf(self.url))
+        models.metadata.create_all(db.writer)
+        db.dispose()
+        self.proxy.stop()
+        conf = app_fixture.make_conf(
+            self.proxied.render_as_string(hide_password=False),
+            **{'placement_database.retry_budget': 1,
+               'placement_database.max_retries': 0})
+        app = deploy.loadapp(conf)
+
+        def get():
+            req = webob.Request.blank('/resource_classes/VCPU', headers=dict(
+                ADMIN, **{'openstack-api-version': 'placement latest'}))
+            return req.get_response(app)
+
+        resp = get()
+        self.assertEqual(503, resp.status_int)
+        self.assertEqual('placement.database.unavailable',
+                         resp.json['errors'][0]['code'])
+        self.proxy.start()
+        resp = get()
+        self.assertEqual(200, resp.status_int, resp.text)
+        self.assertEqual('VCPU', resp.json['name'])
 
     def _check_counted(self, port):
         status, text, _ = uwsgi.http(port, 'GET', '/metrics',
