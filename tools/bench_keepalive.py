@@ -6,7 +6,7 @@ wait, on a kept-alive connection, for the client's delayed ACK (some 40
 ms) before its last piece leaves. This starts each given placement
 virtualenv (``--venv LABEL=PATH``, e.g. the tree before and after a
 change) under one WSGI server, all on one database loaded with
-bench_candidates' flat shape, and runs wrk at ONE connection against
+benchlib's flat shape, and runs wrk at ONE connection against
 each route, kept alive and then with ``Connection: close`` (a new
 connection per request), the servers interleaved route by route and
 round by round. It prints, per route, server and connection mode: the
@@ -49,7 +49,8 @@ import urllib.request
 import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_candidates as bc  # noqa: E402
+from benchlib import data  # noqa: E402
+from benchlib import queries  # noqa: E402
 
 HEADERS = ('x-auth-token: admin', 'accept: application/json',
            'openstack-api-version: placement 1.39')
@@ -68,9 +69,9 @@ def routes(in_tree_uuid):
         ('GET /resource_providers?in_tree=',
          '/resource_providers?in_tree=%s' % in_tree_uuid),
         ('GET /resource_providers?member_of=',
-         '/resource_providers?member_of=%s' % bc.AGG),
+         '/resource_providers?member_of=%s' % data.AGG),
         ('GET /allocation_candidates limit=10',
-         '/allocation_candidates?%s&limit=10' % bc.FLAT_QUERY),
+         '/allocation_candidates?%s&limit=10' % queries.FLAT_QUERY),
     ]
 
 
@@ -283,7 +284,7 @@ def main():
             ports[label] = args.port + offset
             procs.append(start(args, os.path.abspath(venv), ports[label],
                                db_url, os.path.join(work, label)))
-        bc.load_sql(db_url, bc.flat_nodes(args.n))
+        data.load_sql(db_url, data.flat_nodes(args.n))
         engine = sa.create_engine(db_url)
         with engine.connect() as conn:
             in_tree = conn.execute(sa.text(

@@ -38,8 +38,11 @@ import uuid
 import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_candidates as bc  # noqa: E402
-import bench_routes as br  # noqa: E402
+from benchlib import candidates  # noqa: E402
+from benchlib import data  # noqa: E402
+from benchlib import http  # noqa: E402
+from benchlib import procstat  # noqa: E402
+from benchlib import stats  # noqa: E402
 
 
 def allocate(db_url):
@@ -69,17 +72,17 @@ def allocate(db_url):
                       'resource_class_id': rc['MEMORY_MB'], 'used': 8192}]
         for start in range(0, len(rows), 5000):
             conn.execute(t['allocations'].insert(), rows[start:start + 5000])
-    bc._analyze(engine)
+    data.analyze(engine)
     engine.dispose()
 
 
 def load(db_url, n):
-    bc.load_sql(db_url, bc.flat_nodes(n))
+    data.load_sql(db_url, data.flat_nodes(n))
     allocate(db_url)
 
 
 def _cpu(pid):
-    return bc.cpu_seconds([pid]) if pid else 0.0
+    return procstat.cpu_seconds([pid]) if pid else 0.0
 
 
 def scrapes(url, pid, repeat):
@@ -89,7 +92,7 @@ def scrapes(url, pid, repeat):
     cpu = _cpu(pid)
     for _ in range(repeat):
         start = time.perf_counter()
-        status, body = br.exchange(url, 'GET', '/metrics')
+        status, body = http.exchange(url, 'GET', '/metrics')
         times.append((time.perf_counter() - start) * 1000)
         if status != 200:
             raise RuntimeError('/metrics answered %d' % status)
@@ -103,7 +106,7 @@ def exporter(url, pid, concurrency, sample=None):
     spread), the listing always whole."""
     cpu = _cpu(pid)
     start = time.perf_counter()
-    _, listing = br.request(url, 'GET', '/resource_providers')
+    _, listing = http.request(url, 'GET', '/resource_providers')
     providers = listing['resource_providers']
     if sample and sample < len(providers):
         step = len(providers) / sample
@@ -113,7 +116,7 @@ def exporter(url, pid, concurrency, sample=None):
              for what in ('inventories', 'usages', 'allocations')]
 
     def get(path):
-        status, _ = br.exchange(url, 'GET', path)
+        status, _ = http.exchange(url, 'GET', path)
         if status != 200:
             raise RuntimeError('%s answered %d' % (path, status))
     with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
@@ -131,7 +134,7 @@ def main():
     parser.add_argument('--exporter-sample', type=int,
                         help='send the per-provider GETs of only this many '
                              'providers and scale the figures to N')
-    br.add_server_args(parser)
+    candidates.add_pair_arguments(parser)
     args = parser.parse_args()
     for n in [int(x) for x in args.n.split(',')]:
         load(args.db, n)
@@ -139,7 +142,7 @@ def main():
         times, cpu, size = scrapes(args.url, args.pid, args.repeat)
         print('N=%d ours /metrics: 1 request, %d bytes, median %.1f ms, '
               'p95 %.1f ms, server CPU %.1f ms per scrape'
-              % (n, size, statistics.median(times), bc.p95(times), cpu))
+              % (n, size, statistics.median(times), stats.p95(times), cpu))
         targets = [('upstream', args.compare_url, args.compare_pid)]
         if args.exporter_on_ours:
             targets.append(('ours', args.url, args.pid))

@@ -20,20 +20,20 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_candidates as bc  # noqa: E402
-import bench_routes as br  # noqa: E402
+from benchlib import http  # noqa: E402
+from benchlib import procstat  # noqa: E402
 
 
 def one_round(url, pid, path, count):
     """(client ms per request, server CPU ms per request)."""
-    cpu = bc.cpu_seconds([pid])
+    cpu = procstat.cpu_seconds([pid])
     start = time.perf_counter()
     for _ in range(count):
-        status, _ = br.exchange(url, 'GET', path)
+        status, _ = http.exchange(url, 'GET', path)
         if status != 200:
             raise RuntimeError('%s answered %d' % (path, status))
     wall = (time.perf_counter() - start) * 1000 / count
-    return wall, (bc.cpu_seconds([pid]) - cpu) * 1000 / count
+    return wall, (procstat.cpu_seconds([pid]) - cpu) * 1000 / count
 
 
 def main():
