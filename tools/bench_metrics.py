@@ -3,7 +3,7 @@
 not a test).
 
 For each N in ``--n``, both databases are loaded with exactly N flat
-providers (bench_candidates' shape: VCPU, MEMORY_MB and DISK_GB each)
+providers (benchlib's flat shape: VCPU, MEMORY_MB and DISK_GB each)
 and one consumer on every other provider (4 VCPU, 8 GiB). Then:
 
 - ours: ``--repeat`` GETs of /metrics (start ours with ``[metrics]
@@ -18,7 +18,7 @@ and one consumer on every other provider (4 VCPU, 8 GiB). Then:
   the same against ours too. ``--exporter-sample K`` sends the three
   GETs of K providers only (evenly spread) and scales the figures to N.
 
-Example (servers from tools/bench-servers, with the environment
+Example (servers from tools/bench servers, with the environment
 OS_METRICS__ENABLED=true OS_METRICS__ALLOW_ANONYMOUS=true
 OS_METRICS__CAPACITY_CACHE_SECONDS=0):
 
