@@ -230,7 +230,16 @@ def _discard_unprepared(context):
         context.is_disconnect = True
 
 
+# MySQL's "Unknown system variable": a server without Galera.
+UNKNOWN_VARIABLE = 1193
+
+
 def _sync_wait_setter(value):
+    """A connect hook setting wsrep_sync_wait. A server without the
+    variable (no Galera) gets a warning, once; any other refusal (a node
+    not ready yet) fails the connection, which is retried: a connection
+    kept without causal reads could miss a write made through another
+    node a moment before."""
     state = {'warned': False}
 
     def set_sync_wait(dbapi_con, con_record):
@@ -238,6 +247,8 @@ def _sync_wait_setter(value):
         try:
             cursor.execute('SET SESSION wsrep_sync_wait = %s', [value])
         except Exception as exc:
+            if retry.mysql_code(exc) != UNKNOWN_VARIABLE:
+                raise
             if not state['warned']:
                 state['warned'] = True
                 LOG.warning('[placement_database] mysql_wsrep_sync_wait is '
