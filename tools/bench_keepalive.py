@@ -48,9 +48,10 @@ import urllib.request
 
 import sqlalchemy as sa
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import data  # noqa: E402
-from benchlib import queries  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+from tools.benchlib import data  # noqa: E402
+from tools.benchlib import queries  # noqa: E402
 
 HEADERS = ('x-auth-token: admin', 'accept: application/json',
            'openstack-api-version: placement 1.39')

@@ -37,12 +37,13 @@ import uuid
 
 import sqlalchemy as sa
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import candidates  # noqa: E402
-from benchlib import data  # noqa: E402
-from benchlib import http  # noqa: E402
-from benchlib import procstat  # noqa: E402
-from benchlib import stats  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+from tools.benchlib import candidates  # noqa: E402
+from tools.benchlib import data  # noqa: E402
+from tools.benchlib import http  # noqa: E402
+from tools.benchlib import procstat  # noqa: E402
+from tools.benchlib import stats  # noqa: E402
 
 
 def allocate(db_url):

@@ -19,9 +19,10 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import http  # noqa: E402
-from benchlib import procstat  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+from tools.benchlib import http  # noqa: E402
+from tools.benchlib import procstat  # noqa: E402
 
 
 def one_round(url, pid, path, count):

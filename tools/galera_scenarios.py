@@ -5,10 +5,10 @@
         [--service ours|upstream] [--option GROUP.NAME=VALUE ...]
         [SCENARIO ...]
 
-Starts a three-node Galera cluster (placement/tests/functional/fixtures/
-galera.py) on --base-port .. +18, then runs each named scenario (all by
-default; see galera_scenarios.SCENARIOS) on a fresh database and prints
-its figures and the broken promises, if any.
+Starts a three-node Galera cluster (placement/testing/galera.py) on
+--base-port .. +18, then runs each named scenario (all by default; see
+galera_scenarios.SCENARIOS) on a fresh database and prints its figures
+and the broken promises, if any.
 
 --service upstream runs the same load against the upstream release
 (/work/shared/tools/upstream-server, one per API host, its TMPDIR and
@@ -30,10 +30,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
 from placement.db import api as db_api  # noqa: E402
-from placement.tests.functional.fixtures import app as app_fixture  # noqa
-from placement.tests.functional.fixtures import galera  # noqa: E402
-from placement.tests.functional.fixtures import galera_load  # noqa: E402
-from placement.tests.functional.fixtures import galera_scenarios  # noqa
+from placement.testing import app as app_fixture  # noqa: E402
+from placement.testing import galera  # noqa: E402
+from placement.testing import galera_load  # noqa: E402
+from placement.testing import galera_scenarios  # noqa: E402
 
 UPSTREAM = '/work/shared/tools/upstream-server'
 
@@ -100,7 +100,7 @@ def main():
     ports = [args.base_port + galera.PORTS + index for index in range(4)]
     factory = galera_scenarios.uwsgi_factory
     if args.service == 'upstream':
-        def factory(name, port, url, options):
+        def factory(name, port, url, options):  # noqa: F811
             return Upstream(name, port, url, args.upstream_workers)
     cluster = galera.Cluster(args.base_port)
     started = time.monotonic()
@@ -116,8 +116,8 @@ def main():
             report = galera_scenarios.run(cluster, scenario, ports, database,
                                           factory=factory, options=options)
             print('\n'.join(report.lines()))
-            print('  (%s, %.0f s)' % (args.service,
-                                       time.monotonic() - began), flush=True)
+            took = time.monotonic() - began
+            print('  (%s, %.0f s)' % (args.service, took), flush=True)
             if not args.keep_db:
                 cluster.drop_database(database)
     finally:

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
 
 from placement.openapi import builder  # noqa: E402
 from placement.openapi import conformance  # noqa: E402
-from placement.tests.functional import test_api_samples as samples  # noqa
+from placement.testing import samples  # noqa: E402
 
 SERVER = os.environ.get('PLACEMENT_UPSTREAM_SERVER',
                         '/work/shared/tools/upstream-server')

@@ -90,9 +90,10 @@ def main(argv=None):
     except (cfg.Error, exception.ConfigError) as exc:
         server.server_close()
         return _fail(exc)
-    print('placement-api serving on http://%s:%d/' % (args.host, args.port),
-          file=sys.stderr)
     try:
+        # (In the try: a Ctrl-C right after this line ends quietly too.)
+        print('placement-api serving on http://%s:%d/'
+              % (args.host, args.port), file=sys.stderr)
         server.serve_forever()
     except KeyboardInterrupt:
         return 0

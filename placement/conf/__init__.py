@@ -18,6 +18,12 @@ from placement.conf import workarounds
 
 MODULES = (api, base, database, healthcheck, metrics, middleware, paths,
            placement, workarounds)
+# oslo.log's defaults, and alembic's plugin loading, which says "setup
+# plugin ..." at INFO for each of its seven built-in plugins whenever a
+# migration runs (at the start of a service that syncs, for example):
+# nothing an operator acts on.
+DEFAULT_LOG_LEVELS = logging.get_default_log_levels() + [
+    'alembic.runtime.plugins=WARN']
 
 
 def _fresh_group(group):
@@ -40,3 +46,4 @@ def register_opts(conf):
                 conf.register_group(_fresh_group(group))
         module.register_opts(conf)
     logging.register_options(conf)
+    conf.set_default('default_log_levels', DEFAULT_LOG_LEVELS)

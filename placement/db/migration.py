@@ -18,6 +18,7 @@ by this module. ``upgrade_in_child`` runs the upgrade of
 imports it at all.
 """
 import contextlib
+import logging as std_logging
 import os
 import sys
 import threading
@@ -37,6 +38,23 @@ LOCK_TIMEOUT_SECONDS = 300
 _SQLITE_RETRIES = 5
 # alembic's ``context`` and ``op`` are process globals: one run at a time.
 _ALEMBIC_LOCK = threading.Lock()
+
+
+class _RevisionsOnly(std_logging.Filter):
+    """Keep alembic's "Running upgrade a -> b" lines, which say what a
+    sync changed; drop the two it logs on every run ("Context impl
+    SQLiteImpl.", "Will assume non-transactional DDL."), unless debug
+    logging is on."""
+
+    CHATTER = ('Context impl ', 'Will assume ')
+
+    def filter(self, record):
+        return (not str(record.msg).startswith(self.CHATTER)
+                or std_logging.getLogger(record.name).isEnabledFor(
+                    std_logging.DEBUG))
+
+
+_REVISIONS_ONLY = _RevisionsOnly()
 
 
 def _config(conn):
@@ -99,6 +117,9 @@ def _schema_lock(conn):
 
 def _upgrade_once(db, revision):
     from alembic import command
+    # (Adding the same filter again is a no-op.)
+    std_logging.getLogger('alembic.runtime.migration').addFilter(
+        _REVISIONS_ONLY)
     with _ALEMBIC_LOCK, db.writer.connect() as conn:
         with _schema_lock(conn):
             command.upgrade(_config(conn), revision)

@@ -18,11 +18,11 @@ import concurrent.futures
 import json
 import time
 
-from benchlib import data
-from benchlib import http
-from benchlib import procstat
-from benchlib import queries
-from benchlib import stats
+from tools.benchlib import data
+from tools.benchlib import http
+from tools.benchlib import procstat
+from tools.benchlib import queries
+from tools.benchlib import stats
 
 
 def add_arguments(parser):

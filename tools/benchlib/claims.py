@@ -16,8 +16,8 @@ import threading
 import time
 import uuid
 
-from benchlib import http
-from benchlib import procstat
+from tools.benchlib import http
+from tools.benchlib import procstat
 
 VERSION = '1.38'
 

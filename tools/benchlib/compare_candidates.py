@@ -4,7 +4,7 @@
 Both servers must use databases with the placement schema that this tool
 may empty and fill directly with SQL (the schema is the same for this
 service and upstream). For each scenario it loads one tree
-(placement/tests/functional/fixtures/candidate_trees.py) into both
+(placement/testing/candidate_trees.py) into both
 databases with the same uuids, asks each query of both servers and
 prints the differences, with providers named. Exit status 1 when any
 differs. tools/differential is the wider comparison.
@@ -16,11 +16,11 @@ import uuid
 import requests
 import sqlalchemy as sa
 
-from benchlib import data
-from benchlib import inprocess  # noqa: F401 (this checkout on sys.path)
+from tools.benchlib import data
+from tools.benchlib import inprocess  # noqa: F401 (this checkout on sys.path)
 
 from placement.db import api as db_api
-from placement.tests.functional.fixtures import candidate_trees as ct
+from placement.testing import candidate_trees as ct
 
 BASE = ('resources=VCPU:1,MEMORY_MB:512,DISK_GB:500')
 SCENARIOS = [

@@ -17,11 +17,11 @@ import urllib.error
 import urllib.request
 import uuid
 
-from benchlib import http
-from benchlib import inprocess
+from tools.benchlib import http
+from tools.benchlib import inprocess
 
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
+from placement.testing import app as app_fixture
+from placement.testing import backends
 
 PARENTS = [None, 0, 0, 1, None, 4, None, 6]
 ALLOCATED = (1, 2, 5)

@@ -20,12 +20,12 @@ uwsgi processes (master and workers) and the median latency.
 import statistics
 import time
 
-from benchlib import candidates
-from benchlib import http
-from benchlib import procstat
-from benchlib import queries
-from benchlib import routes
-from benchlib import steps as route_steps
+from tools.benchlib import candidates
+from tools.benchlib import http
+from tools.benchlib import procstat
+from tools.benchlib import queries
+from tools.benchlib import routes
+from tools.benchlib import steps as route_steps
 
 WARM = 5
 

@@ -21,7 +21,7 @@ import uuid
 import requests
 import sqlalchemy as sa
 
-from benchlib import http
+from tools.benchlib import http
 
 AGG = '5d3b7d3e-8c8a-4bbf-9a1b-0b7a8f6f1c11'
 PROJECT = 'b0b0b0b0-0000-4000-8000-000000000001'

@@ -27,10 +27,10 @@ import threading
 import time
 import uuid
 
-from benchlib import candidates
-from benchlib import data
-from benchlib import routes
-from benchlib import stats
+from tools.benchlib import candidates
+from tools.benchlib import data
+from tools.benchlib import routes
+from tools.benchlib import stats
 
 LIMITS = {'candidates': 1000.0}
 DEFAULT_LIMIT = 200.0

@@ -12,18 +12,13 @@ own is still counted as sending it, and the rare ping of a connection
 idle for long is not counted.
 """
 import json
-import os
-import sys
 
 import sqlalchemy as sa
 import webob
 
-from benchlib import http
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..'))
-
-from placement import deploy  # noqa: E402
-from placement.tests.functional.fixtures import app as app_fixture  # noqa
+from placement import deploy
+from placement.testing import app as app_fixture
+from tools.benchlib import http
 
 
 def build(url, **overrides):

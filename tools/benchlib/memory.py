@@ -22,8 +22,8 @@ import subprocess
 import sys
 import urllib.request
 
-from benchlib import procstat
-from benchlib import servers
+from tools.benchlib import procstat
+from tools.benchlib import servers
 
 BENCH = os.path.join(servers.HERE, 'tools', 'bench')
 

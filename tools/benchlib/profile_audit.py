@@ -11,9 +11,9 @@ import uuid
 
 import sqlalchemy as sa
 
-from benchlib import data
-from benchlib import inprocess
-from benchlib import stats
+from tools.benchlib import data
+from tools.benchlib import inprocess
+from tools.benchlib import stats
 
 from placement.db import models
 from placement.objects import audit

@@ -21,10 +21,10 @@ import time
 
 import sqlalchemy as sa
 
-from benchlib import data
-from benchlib import inprocess
-from benchlib import procstat
-from benchlib import queries
+from tools.benchlib import data
+from tools.benchlib import inprocess
+from tools.benchlib import procstat
+from tools.benchlib import queries
 
 
 def add_arguments(parser):

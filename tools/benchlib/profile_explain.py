@@ -19,10 +19,10 @@ import urllib.parse
 
 import webob
 
-from benchlib import data
-from benchlib import inprocess
-from benchlib import queries
-from benchlib import stats
+from tools.benchlib import data
+from tools.benchlib import inprocess
+from tools.benchlib import queries
+from tools.benchlib import stats
 
 from placement.handlers import querystring
 from placement import microversion

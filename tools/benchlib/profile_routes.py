@@ -28,8 +28,8 @@ import uuid
 
 import sqlalchemy as sa
 
-from benchlib import data
-from benchlib import inprocess
+from tools.benchlib import data
+from tools.benchlib import inprocess
 
 
 def add_arguments(parser):

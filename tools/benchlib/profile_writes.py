@@ -23,10 +23,10 @@ import uuid
 
 import sqlalchemy as sa
 
-from benchlib import data
-from benchlib import inprocess
-from benchlib import routes
-from benchlib import steps as route_steps
+from tools.benchlib import data
+from tools.benchlib import inprocess
+from tools.benchlib import routes
+from tools.benchlib import steps as route_steps
 
 WRITES = ('POST /resource_providers', 'nested tree (3 POSTs)',
           'PUT {rp}/inventories', 'PUT {rp}/traits', 'PUT {rp}/aggregates',

@@ -8,7 +8,7 @@ with an unsuffixed FPGA (12 per tree: 3,000 at 250 trees); one
 unsuffixed group spread over four providers of a tree (16 per tree:
 4,000); wide (three groups, none) and its limit=10.
 """
-from benchlib import data
+from tools.benchlib import data
 
 FLAT_QUERY = ('resources=VCPU:1,DISK_GB:10,MEMORY_MB:256'
               '&member_of=%s&required=HW_CPU_X86_AVX2' % data.AGG)

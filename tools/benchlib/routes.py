@@ -31,12 +31,12 @@ import os
 import statistics
 import time
 
-from benchlib import candidates
-from benchlib import data
-from benchlib import http
-from benchlib import procstat
-from benchlib import stats
-from benchlib import steps as route_steps
+from tools.benchlib import candidates
+from tools.benchlib import data
+from tools.benchlib import http
+from tools.benchlib import procstat
+from tools.benchlib import stats
+from tools.benchlib import steps as route_steps
 
 # The first step that writes: the rate phase runs before it.
 FIRST_WRITE = 'POST /resource_providers'

@@ -8,8 +8,8 @@ routes.Server over HTTP, or profile_writes' in-process one.
 """
 import uuid
 
-from benchlib import data
-from benchlib import queries
+from tools.benchlib import data
+from tools.benchlib import queries
 
 
 def _provider(server, i):

@@ -26,8 +26,8 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import memory
-from benchlib import servers
+from tools.benchlib import memory
+from tools.benchlib import servers
 
 FULL = {'flat_n': '1000', 'nested_n': '1750', 'random_n': '1000,5000,20000',
         'routes_n': '1000', 'flat_repeat': '40', 'nested_repeat': '20',

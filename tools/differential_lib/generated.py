@@ -6,7 +6,7 @@
 Our service (under uwsgi, on ``--port`` + 1) and upstream's
 (``upstream-server``, under uwsgi too, on ``--port``) each start on a fresh
 database of the chosen server and get the same seed world
-(placement/tests/functional/fixtures/seed_data). Then the requests the
+(placement/testing/seed_data). Then the requests the
 generated-request tests send (the OpenAPI document's positive and
 negative cases from ``document_requests``, query strings with a
 parameter repeated from ``query_requests``, and the hostile requests of
@@ -42,13 +42,13 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement import handler
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import document_requests
-from placement.tests.functional.fixtures import generated_settings
-from placement.tests.functional.fixtures import hostile
-from placement.tests.functional.fixtures import live_server
-from placement.tests.functional.fixtures import query_requests
-from placement.tests.functional.fixtures import seed_data
+from placement.testing import app as app_fixture
+from placement.testing import document_requests
+from placement.testing import generated_settings
+from placement.testing import hostile
+from placement.testing import live_server
+from placement.testing import query_requests
+from placement.testing import seed_data
 from tools.differential_lib import candidates
 from tools.differential_lib import compare
 from tools.differential_lib import rows
@@ -370,7 +370,7 @@ def run(session, count):
 
 def main(args, recorder, out):
     """Run the generated mode; the caller reports ``recorder``."""
-    from placement.tests.functional.fixtures import backends
+    from placement.testing import backends
     from tools.differential_lib import upstream as upstream_module
     recorder.file = FILE
     upstream = upstream_module.Upstream(args.port, args.tmpdir)

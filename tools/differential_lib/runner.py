@@ -14,11 +14,11 @@ from gabbi import driver
 from gabbi import fixture as gabbi_fixture
 
 from placement.db import api as db_api
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
-from placement.tests.functional.fixtures import candidate_trees
-from placement.tests.functional.fixtures import gabbits as fixtures
-from placement.tests.functional import test_api
+from placement.testing import app as app_fixture
+from placement.testing import backends
+from placement.testing import candidate_trees
+from placement.testing import gabbi_files
+from placement.testing import gabbits as fixtures
 from tools.differential_lib import allowlist
 from tools.differential_lib import rows
 from tools.differential_lib import tee as tee_module
@@ -258,13 +258,13 @@ def main(argv=None):
     upstream = upstream_module.Upstream(args.port, args.tmpdir)
     upstream.stop()
     run = Run(backend, upstream, recorder)
-    names = sorted(name for name in os.listdir(test_api.GABBI_DIR)
+    names = sorted(name for name in os.listdir(gabbi_files.GABBI_DIR)
                    if fnmatch.fnmatch(name, args.files)
                    and name.endswith('.yaml')
-                   and test_api.runs_on(name, args.db))
+                   and gabbi_files.runs_on(name, args.db))
     for name in names:
         print('== %s' % name, flush=True)
-        run.run_file(os.path.join(test_api.GABBI_DIR, name))
+        run.run_file(os.path.join(gabbi_files.GABBI_DIR, name))
     report(recorder, args.db)
     return 1 if recorder.different else 0
 

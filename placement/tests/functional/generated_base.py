@@ -8,11 +8,11 @@ backend, so that stestr can run the backends in different workers.
 """
 import unittest
 
-from placement.tests.functional.fixtures import backends
-from placement.tests.functional.fixtures import generated_settings
-from placement.tests.functional.fixtures import openapi_check
-from placement.tests.functional.fixtures import probe as probe_module
-from placement.tests.functional.fixtures import seed_data
+from placement.testing import backends
+from placement.testing import generated_settings
+from placement.testing import openapi_check
+from placement.testing import probe as probe_module
+from placement.testing import seed_data
 
 
 class GeneratedCase:

@@ -12,7 +12,7 @@ A reshape of four providers races claims on the one it reaches last: it
 either lands whole or leaves inventories, allocations and consumer
 generation exactly as they were.
 
-On Galera (fixtures/galera_backend.py) writer i claims through node
+On Galera (testing/galera_backend.py) writer i claims through node
 i % 3, in-process and through one uwsgi server per node; the usage is
 sampled on node 0, and every node must hold the same rows afterwards.
 
@@ -30,9 +30,9 @@ import sqlalchemy as sa
 from placement.db import models
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
-from placement.tests.functional.fixtures import concurrency
-from placement.tests.functional.fixtures import galera_backend
-from placement.tests.functional.fixtures import uwsgi
+from placement.testing import concurrency
+from placement.testing import galera_backend
+from placement.testing import uwsgi
 
 PROVIDERS = 3
 VCPU_PER_PROVIDER = 6

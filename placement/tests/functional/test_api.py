@@ -9,7 +9,6 @@ import atexit
 import fnmatch
 import inspect
 import os
-import re
 import shutil
 import tempfile
 import types
@@ -17,10 +16,11 @@ import types
 from gabbi import driver
 from gabbi import fixture as gabbi_fixture
 
-from placement.tests.functional.fixtures import backends
-from placement.tests.functional.fixtures import gabbits as fixtures
+from placement.testing import backends
+from placement.testing import gabbi_files
+from placement.testing import gabbits as fixtures
 
-GABBI_DIR = os.path.join(os.path.dirname(__file__), 'gabbits')
+GABBI_DIR = gabbi_files.GABBI_DIR
 
 
 def _bound_fixtures(backend):
@@ -50,7 +50,7 @@ def _gabbi_dir(backend):
     names = sorted(os.listdir(GABBI_DIR))
     wanted = [name for name in names if not name.endswith('.yaml') or (
         (not pattern or fnmatch.fnmatch(name, pattern))
-        and runs_on(name, backend.name))]
+        and gabbi_files.runs_on(name, backend.name))]
     if wanted == names:
         return GABBI_DIR
     subset = tempfile.mkdtemp(prefix='gabbits-')
@@ -58,20 +58,6 @@ def _gabbi_dir(backend):
     for name in wanted:
         os.symlink(os.path.join(GABBI_DIR, name), os.path.join(subset, name))
     return subset
-
-
-def runs_on(name, backend_name):
-    """Whether the gabbi file ``name`` (in GABBI_DIR) runs on the backend:
-    it names no fixture meant for another backend only (ONLY_BACKEND)."""
-    elsewhere = [fixture for fixture, value in vars(fixtures).items()
-                 if getattr(value, 'ONLY_BACKEND', backend_name)
-                 != backend_name]
-    if not elsewhere:
-        return True
-    with open(os.path.join(GABBI_DIR, name), encoding='utf-8') as f:
-        text = f.read()
-    return not any(re.search(r'^\s*-\s*%s\s*$' % fixture, text, re.M)
-                   for fixture in elsewhere)
 
 
 def load_tests(loader, tests, pattern):

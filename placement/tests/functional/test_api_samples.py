@@ -45,65 +45,19 @@ import urllib.error
 import urllib.request
 
 import webob
-import yaml
 
 from placement import handler
 from placement import microversion
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
-from placement.tests.functional.fixtures import openapi_check
+from placement.testing import app as app_fixture
+from placement.testing import backends
+from placement.testing import openapi_check
+from placement.testing import samples
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
-                                    '..'))
-SAMPLES_DIR = os.path.join(ROOT, 'api-ref', 'source', 'samples')
-HISTORY_FILE = os.path.join(ROOT, 'api-ref', 'source', 'microversions.rst')
-STORY_FILE = 'story.yaml'
+HISTORY_FILE = os.path.join(samples.ROOT, 'api-ref', 'source',
+                            'microversions.rst')
 NOT_IMPLEMENTED = 501
 
 Response = collections.namedtuple('Response', 'status body')
-
-
-def sections():
-    """The section names that have a story, sorted."""
-    if not os.path.isdir(SAMPLES_DIR):
-        return []
-    return sorted(name for name in os.listdir(SAMPLES_DIR)
-                  if os.path.isfile(os.path.join(SAMPLES_DIR, name,
-                                                 STORY_FILE)))
-
-
-def load_story(section):
-    with open(os.path.join(SAMPLES_DIR, section, STORY_FILE)) as handle:
-        return yaml.safe_load(handle)
-
-
-def _sample_path(section, name):
-    return os.path.join(SAMPLES_DIR, section, name)
-
-
-def load_sample(section, name):
-    with open(_sample_path(section, name)) as handle:
-        return json.load(handle)
-
-
-def request_body(section, step):
-    """The JSON document a step sends, or None."""
-    if 'request' in step:
-        return load_sample(section, step['request'])
-    return step.get('body')
-
-
-def step_headers(step, has_body):
-    headers = {
-        'x-auth-token': step.get('token', 'admin'),
-        'accept': 'application/json',
-        'openstack-api-version': 'placement %s' % step['version'],
-    }
-    if 'roles' in step:
-        headers['x-roles'] = step['roles']
-    if has_body:
-        headers['content-type'] = 'application/json'
-    return headers
 
 
 def _decode(raw):
@@ -117,9 +71,10 @@ def _decode(raw):
 
 def send_in_process(app, section, step):
     """Send a step to a WSGI app; return a Response."""
-    body = request_body(section, step)
+    body = samples.request_body(section, step)
+    headers = samples.step_headers(step, body is not None)
     req = webob.Request.blank(step['url'], method=step['method'],
-                              headers=step_headers(step, body is not None))
+                              headers=headers)
     if body is not None:
         req.body = json.dumps(body).encode('utf-8')
     resp = req.get_response(app)
@@ -128,11 +83,12 @@ def send_in_process(app, section, step):
 
 def send_http(base_url, section, step):
     """Send a step to a server over HTTP; return a Response."""
-    body = request_body(section, step)
+    body = samples.request_body(section, step)
     data = None if body is None else json.dumps(body).encode('utf-8')
+    headers = samples.step_headers(step, data is not None)
     req = urllib.request.Request(base_url.rstrip('/') + step['url'],
                                  data=data, method=step['method'],
-                                 headers=step_headers(step, data is not None))
+                                 headers=headers)
     try:
         with urllib.request.urlopen(req) as resp:
             return Response(resp.status, _decode(resp.read()))
@@ -213,8 +169,8 @@ def _route_of(url):
 def covered_routes():
     """{(template, method)} exercised by the stories."""
     seen = set()
-    for section in sections():
-        for step in load_story(section):
+    for section in samples.sections():
+        for step in samples.load_story(section):
             seen.add((_route_of(step['url']), step['method']))
     return seen
 
@@ -227,8 +183,8 @@ def declared_routes():
 
 def referenced_samples():
     names = set()
-    for section in sections():
-        for step in load_story(section):
+    for section in samples.sections():
+        for step in samples.load_story(section):
             for key in ('request', 'response'):
                 if key in step:
                     names.add(os.path.join(section, step[key]))
@@ -237,11 +193,11 @@ def referenced_samples():
 
 def sample_files():
     names = set()
-    for dirpath, _, filenames in os.walk(SAMPLES_DIR):
+    for dirpath, _, filenames in os.walk(samples.SAMPLES_DIR):
         for filename in filenames:
             if filename.endswith('.json'):
                 names.add(os.path.relpath(os.path.join(dirpath, filename),
-                                          SAMPLES_DIR))
+                                          samples.SAMPLES_DIR))
     return names
 
 
@@ -263,7 +219,7 @@ class SampleStory(unittest.TestCase):
         self.addCleanup(placement.cleanup)
         # Each answer is also checked against the OpenAPI document.
         app = openapi_check.checked(placement.app)
-        for step in load_story(self.section):
+        for step in samples.load_story(self.section):
             resp = send_in_process(app, self.section, step)
             if resp.status == NOT_IMPLEMENTED:
                 self.skipTest('%s answers 501 (not implemented yet)'
@@ -271,7 +227,7 @@ class SampleStory(unittest.TestCase):
             self.assertEqual(step['status'], resp.status,
                              '%s: body %s' % (_describe(step), resp.body))
             if 'response' in step:
-                sample = load_sample(self.section, step['response'])
+                sample = samples.load_sample(self.section, step['response'])
                 problems = shape_mismatches(
                     sample, resp.body, partial=step.get('partial', False))
                 self.assertEqual([], problems, '%s vs %s'
@@ -323,7 +279,7 @@ def load_tests(loader, tests, pattern):
     suite = unittest.TestSuite()
     suite.addTests(loader.loadTestsFromTestCase(SampleCoverage))
     for backend in backends.available():
-        for section in sections():
+        for section in samples.sections():
             suite.addTests(loader.loadTestsFromTestCase(
                 _story_class(backend, section)))
     return suite
@@ -352,7 +308,7 @@ def _write_json(path, document):
 def write_section(base_url, section):
     """Run a story against a server and store its response samples."""
     ok = True
-    for step in load_story(section):
+    for step in samples.load_story(section):
         resp = send_http(base_url, section, step)
         if resp.status != step['status']:
             ok = False
@@ -361,7 +317,7 @@ def write_section(base_url, section):
                 resp.body), file=sys.stderr)
         if 'response' in step and isinstance(resp.body, (dict, list)):
             body = _trim(resp.body) if step.get('partial') else resp.body
-            _write_json(_sample_path(section, step['response']), body)
+            _write_json(samples.sample_path(section, step['response']), body)
     return ok
 
 
@@ -372,7 +328,7 @@ def main(argv=None):
     parser.add_argument('sections', nargs='*')
     args = parser.parse_args(argv)
     results = [write_section(args.write, section)
-               for section in (args.sections or sections())]
+               for section in (args.sections or samples.sections())]
     return 0 if all(results) else 1
 
 

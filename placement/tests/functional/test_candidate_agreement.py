@@ -20,9 +20,9 @@ from placement.db import models
 from placement.handlers import querystring
 from placement import microversion
 from placement.solver import model
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
-from placement.tests.functional.fixtures import candidate_trees as ct
+from placement.testing import app as app_fixture
+from placement.testing import backends
+from placement.testing import candidate_trees as ct
 from placement.tests.unit.solver import oracle
 
 CLASSES = ('VCPU', 'MEMORY_MB', 'DISK_GB')

@@ -17,7 +17,7 @@ import webob
 from placement.db import api as db_api
 from placement import deploy
 from placement.objects.candidates import memory
-from placement.tests.functional.fixtures import app as app_fixture
+from placement.testing import app as app_fixture
 
 VERSION = 'placement 1.39'
 QUERY = 'resources=VCPU:2'

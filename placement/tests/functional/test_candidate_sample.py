@@ -21,8 +21,8 @@ from placement.handlers import querystring
 from placement import microversion
 from placement.objects.candidates import listing as ac_obj
 from placement.solver import model
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import candidate_trees as ct
+from placement.testing import app as app_fixture
+from placement.testing import candidate_trees as ct
 
 MV = microversion.Version(1, 39)
 REQUESTS = 400

@@ -11,8 +11,8 @@ import unittest
 import uuid
 
 from placement.objects import capacity
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import concurrency
+from placement.testing import app as app_fixture
+from placement.testing import concurrency
 
 PROVIDERS = {
     'cn1': {'VCPU': (8, 1, 16.0, 3), 'MEMORY_MB': (4096, 512, 1.5, 1024)},

@@ -15,8 +15,8 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import concurrency
+from placement.testing import app as app_fixture
+from placement.testing import concurrency
 
 # psycopg's pq.TransactionStatus IDLE / INTRANS
 IDLE, INTRANS = 0, 2

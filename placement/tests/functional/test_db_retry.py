@@ -32,10 +32,10 @@ from placement.db import api as db_api
 from placement.db import engine as db_engine
 from placement import deploy
 from placement import policy
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import concurrency
-from placement.tests.functional.fixtures import lock_waits
-from placement.tests.functional.fixtures import tcp_proxy
+from placement.testing import app as app_fixture
+from placement.testing import concurrency
+from placement.testing import lock_waits
+from placement.testing import tcp_proxy
 
 HEADERS = dict(concurrency.HEADERS,
                **{'openstack-api-version': 'placement 1.38'})

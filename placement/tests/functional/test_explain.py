@@ -18,8 +18,8 @@ import webob
 from placement.cmd import manage
 from placement.db import api as db_api
 from placement.db import models
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import candidate_trees as ct
+from placement.testing import app as app_fixture
+from placement.testing import candidate_trees as ct
 
 ENV = os.environ
 LOGGER = 'placement.handlers.allocation_candidate'

@@ -1,9 +1,9 @@
 """Placement on a real three-node MariaDB Galera cluster.
 
-One cluster (fixtures/galera.py) serves the whole class; each test has a
+One cluster (testing/galera.py) serves the whole class; each test has a
 fresh database. Each scenario runs uwsgi API servers pinned one per node
 or behind HAProxy, fills 20 providers with unpaced claims and deletes,
-hits node 2 with a fault mid-run, then checks (fixtures/
+hits node 2 with a fault mid-run, then checks (testing/
 galera_scenarios.py): no over-commit at any instant on node 0 nor at the
 end on any node, every 2xx claim present exactly once unless deleted,
 every failed write absent, no orphan consumer, identical rows on every
@@ -14,7 +14,7 @@ ones run with the default.
 
 The concurrency tests (test_*_concurrency.py, ``Galera*`` classes) run on
 a cluster of their own with writers spread over the nodes
-(fixtures/galera_backend.py).
+(testing/galera_backend.py).
 
 Skipped when mariadbd, galera-4, rsync, haproxy or uwsgi is missing,
 unless PLACEMENT_TEST_REQUIRE_BACKENDS is set (as .ci/run does): then it
@@ -29,11 +29,11 @@ import uuid
 
 from placement.db import api as db_api
 from placement.db import health
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
-from placement.tests.functional.fixtures import galera
-from placement.tests.functional.fixtures import galera_load
-from placement.tests.functional.fixtures import galera_scenarios
+from placement.testing import app as app_fixture
+from placement.testing import backends
+from placement.testing import galera
+from placement.testing import galera_load
+from placement.testing import galera_scenarios
 
 BASE_PORT = int(os.environ.get('PLACEMENT_TEST_GALERA_PORT', '18200'))
 API_PORTS = [BASE_PORT + galera.PORTS + index for index in range(4)]

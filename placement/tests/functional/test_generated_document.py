@@ -1,19 +1,19 @@
 """Requests generated from the OpenAPI document, sent to the live service
-at the microversions of fixtures/document_requests: schemathesis's
+at the microversions of testing/document_requests: schemathesis's
 positive and negative cases for every operation, and plausible query
-strings with a parameter given twice (fixtures/query_requests). Every
+strings with a parameter given twice (testing/query_requests). Every
 answer must have
 the properties of ``answer_checks`` (no 5xx, the documented error body,
 an answer the document describes) and a 4xx must change no row. Seeded
-and bounded (see fixtures/generated_settings).
+and bounded (see testing/generated_settings).
 """
 import hypothesis
 from hypothesis import strategies as st
 
 from placement.tests.functional import generated_base
-from placement.tests.functional.fixtures import document_requests
-from placement.tests.functional.fixtures import generated_settings
-from placement.tests.functional.fixtures import query_requests
+from placement.testing import document_requests
+from placement.testing import generated_settings
+from placement.testing import query_requests
 
 EXAMPLES = generated_settings.examples(300)
 

@@ -1,17 +1,17 @@
-"""Hostile requests to every route of the live service (fixtures/hostile).
+"""Hostile requests to every route of the live service (testing/hostile).
 
 Odd microversion, Accept and Content-Type headers, missing or non-admin
 tokens, bad unicode in paths and query strings, repeated query
 parameters, bodies nested thousands deep, huge, not UTF-8, or valid
 bodies with one value replaced. Every answer must have the properties of
 ``answer_checks`` and a 4xx must change no row. Seeded and bounded (see
-fixtures/generated_settings).
+testing/generated_settings).
 """
 import hypothesis
 
 from placement.tests.functional import generated_base
-from placement.tests.functional.fixtures import generated_settings
-from placement.tests.functional.fixtures import hostile
+from placement.testing import generated_settings
+from placement.testing import hostile
 
 EXAMPLES = generated_settings.examples(200)
 

@@ -2,17 +2,17 @@
 
 Providers, inventories, claims (PUT and POST /allocations), moves,
 reshapes and deletes in random orders, some with stale generations
-(fixtures/claim_sequences): each answer as the model says, usages equal
+(testing/claim_sequences): each answer as the model says, usages equal
 to the model after every step, no claim over capacity, and every answer
 checked as in the stateless tests. Seeded and bounded (see
-fixtures/generated_settings).
+testing/generated_settings).
 """
 import hypothesis
 from hypothesis import stateful
 
 from placement.tests.functional import generated_base
-from placement.tests.functional.fixtures import claim_sequences
-from placement.tests.functional.fixtures import generated_settings
+from placement.testing import claim_sequences
+from placement.testing import generated_settings
 
 SEQUENCES = generated_settings.sequences(12)
 

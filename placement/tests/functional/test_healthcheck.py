@@ -1,7 +1,7 @@
 """/healthcheck under uwsgi with two workers, its database taken away.
 
 The service reaches MariaDB (else PostgreSQL) through a TCP proxy
-(fixtures/tcp_proxy.py). /healthcheck answers 200 while the database
+(testing/tcp_proxy.py). /healthcheck answers 200 while the database
 answers; 503, naming the cause, once the proxy refuses connections and
 once it forwards nothing (a frozen server: the probe's bound, not the
 driver's, ends the wait); 200 again when it serves again. No token is
@@ -21,10 +21,10 @@ import webob
 from placement.db import api as db_api
 from placement.db import models
 from placement import deploy
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import concurrency
-from placement.tests.functional.fixtures import tcp_proxy
-from placement.tests.functional.fixtures import uwsgi
+from placement.testing import app as app_fixture
+from placement.testing import concurrency
+from placement.testing import tcp_proxy
+from placement.testing import uwsgi
 
 DEFAULT_PORTS = {'mysql': 3306, 'postgresql': 5432}
 BOUND = 2.0

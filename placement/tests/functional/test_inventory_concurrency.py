@@ -18,7 +18,7 @@ import threading
 import unittest
 import uuid
 
-from placement.tests.functional.fixtures import concurrency
+from placement.testing import concurrency
 
 WRITERS = 8
 WRITES_PER_WRITER = 12

@@ -18,8 +18,8 @@ import webob
 from placement import auth
 from placement import deploy
 from placement import exception
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
+from placement.testing import app as app_fixture
+from placement.testing import backends
 from placement import policy
 
 KEYSTONE = 'https://keystone.example.com/identity'

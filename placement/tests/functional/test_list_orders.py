@@ -17,7 +17,7 @@ import unittest
 
 import webob
 
-from placement.tests.functional.fixtures import app as app_fixture
+from placement.testing import app as app_fixture
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'openstack-api-version': 'placement 1.39'}

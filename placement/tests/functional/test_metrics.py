@@ -26,10 +26,10 @@ import uuid
 
 import yaml
 
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
-from placement.tests.functional.fixtures import prometheus
-from placement.tests.functional.fixtures import uwsgi
+from placement.testing import app as app_fixture
+from placement.testing import backends
+from placement.testing import prometheus
+from placement.testing import uwsgi
 
 ADMIN = {'x-auth-token': 'admin', 'content-type': 'application/json',
          'openstack-api-version': 'placement 1.39'}

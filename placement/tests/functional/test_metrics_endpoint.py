@@ -11,8 +11,8 @@ import unittest
 
 import webob
 
-from placement.tests.functional.fixtures import app as app_fixture
-from placement.tests.functional.fixtures import backends
+from placement.testing import app as app_fixture
+from placement.testing import backends
 
 SYSTEM_READER = {'x-auth-token': 'watcher', 'x-roles': 'reader',
                  'openstack-system-scope': 'all'}

@@ -13,7 +13,7 @@
   and never a 5xx.
 
 All requests go through the WSGI app in-process; on Galera, writer i
-through node i % 3 (fixtures/galera_backend.py). SQLite is skipped: it
+through node i % 3 (testing/galera_backend.py). SQLite is skipped: it
 serializes writers and proves nothing here.
 """
 import json
@@ -24,7 +24,7 @@ import uuid
 import sqlalchemy as sa
 
 from placement.objects import resource_provider as rp_obj
-from placement.tests.functional.fixtures import concurrency
+from placement.testing import concurrency
 
 WRITERS = 8
 WRITES_PER_WRITER = 6

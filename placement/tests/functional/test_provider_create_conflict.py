@@ -9,7 +9,7 @@ import uuid
 
 import webob
 
-from placement.tests.functional.fixtures import app as app_fixture
+from placement.testing import app as app_fixture
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 import webob
 
 from placement.db import models
-from placement.tests.functional.fixtures import app as app_fixture
+from placement.testing import app as app_fixture
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'openstack-api-version': 'placement 1.39'}

@@ -7,11 +7,11 @@ import unittest
 
 import yaml
 
-from placement.tests.functional.fixtures import answer_checks
-from placement.tests.functional.fixtures import claim_model
-from placement.tests.functional.fixtures.generated_request import Request
-from placement.tests.functional.fixtures import live_server
-from placement.tests.functional.fixtures import row_snapshot
+from placement.testing import answer_checks
+from placement.testing import claim_model
+from placement.testing.generated_request import Request
+from placement.testing import live_server
+from placement.testing import row_snapshot
 
 RP, OTHER = 'rp', 'other'
 

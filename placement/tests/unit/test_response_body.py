@@ -16,7 +16,7 @@ import webob.exc
 from placement import deploy
 from placement import microversion
 from placement import policy
-from placement.tests.functional.fixtures import app as app_fixture
+from placement.testing import app as app_fixture
 from placement import util
 from placement import wsgi_wrapper
 

@@ -7,8 +7,8 @@ is not reachable skips (``.ci/run`` makes that an error instead).
 import unittest
 
 from placement.db import api as db_api
-from placement.tests.functional.fixtures import app
-from placement.tests.functional.fixtures import backends
+from placement.testing import app
+from placement.testing import backends
 
 
 class BackendTestCase(unittest.TestCase):

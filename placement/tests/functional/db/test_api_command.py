@@ -1,10 +1,13 @@
 """placement-api as a newcomer runs it: a real process, its exit status
 and what it prints (one line for an error, never a traceback)."""
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 TIMEOUT = 120
@@ -15,15 +18,22 @@ if not os.path.exists(SCRIPT):
                           'placement-api')
 
 
+def _environ(here, env=None):
+    """This environment less placement's options, with an empty
+    configuration directory ``here``."""
+    open(os.path.join(here, 'placement.conf'), 'w').close()
+    environ = {name: value for name, value in os.environ.items()
+               if not name.startswith(('OS_API__', 'OS_PLACEMENT'))}
+    environ.update(OS_PLACEMENT_CONFIG_DIR=here, **(env or {}))
+    return environ
+
+
 def _run(args, env=None):
     """(exit status, stdout, stderr) of ``placement-api ARGS``, in an
     empty directory and with an empty configuration directory, so that
     embedded mode's SQLite file lands in a temporary place."""
     with tempfile.TemporaryDirectory(prefix='placement-api-') as here:
-        open(os.path.join(here, 'placement.conf'), 'w').close()
-        environ = {name: value for name, value in os.environ.items()
-                   if not name.startswith(('OS_API__', 'OS_PLACEMENT'))}
-        environ.update(OS_PLACEMENT_CONFIG_DIR=here, **(env or {}))
+        environ = _environ(here, env)
         done = subprocess.run(
             [sys.executable, SCRIPT] + args, cwd=here,
             env=environ, capture_output=True, text=True, timeout=TIMEOUT,
@@ -70,6 +80,57 @@ class PlacementApiCommandTest(unittest.TestCase):
         self.assertNotIn('Traceback', err)
         self.assertIn('[keystone_authtoken] lacks auth_url, which auth_type '
                       'password requires', err.splitlines()[-1])
+
+
+def _start_and_stop(here):
+    """(stdout lines, stderr lines) of placement-api in embedded mode in
+    ``here``, from its start until it says it serves, then interrupted
+    (Ctrl-C). Killed if it has not said so within TIMEOUT."""
+    proc = subprocess.Popen(
+        [sys.executable, SCRIPT, '--port', '0'], cwd=here,
+        env=_environ(here), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    timer = threading.Timer(TIMEOUT, proc.kill)
+    timer.start()
+    try:
+        err = []
+        for line in proc.stderr:
+            err.append(line.rstrip('\n'))
+            if 'serving on' in line:
+                proc.send_signal(signal.SIGINT)
+                break
+        out, rest = proc.communicate()
+    finally:
+        timer.cancel()
+    return out.splitlines(), err + rest.splitlines()
+
+
+class PlacementApiStartTest(unittest.TestCase):
+    """What the development server prints as it starts: what an operator
+    needs (where the database is, the revisions a sync applies, where it
+    serves), not the plugins alembic loads nor its per-run chatter."""
+
+    def test_first_start_names_the_database_revisions_and_address(self):
+        with tempfile.TemporaryDirectory(prefix='placement-api-') as here:
+            out, err = _start_and_stop(here)
+            database = os.path.join(here, 'placement.sqlite')
+        self.assertEqual([
+            'No [placement_database] connection configured: embedded mode, '
+            'SQLite at %s, auth_strategy noauth2' % database,
+            'placement-api serving on http://127.0.0.1:0/'], err)
+        messages = [re.sub(r'^.* INFO (\S+) \[-\] ', r'\1: ', line)
+                    for line in out]
+        self.assertTrue(messages, 'no revision applied')
+        for message in messages:
+            self.assertTrue(message.startswith(
+                'alembic.runtime.migration: Running upgrade '), message)
+
+    def test_a_start_at_head_prints_two_lines(self):
+        with tempfile.TemporaryDirectory(prefix='placement-api-') as here:
+            _start_and_stop(here)
+            out, err = _start_and_stop(here)
+        self.assertEqual([], out)
+        self.assertEqual(2, len(err), err)
 
 
 if __name__ == '__main__':

@@ -23,7 +23,7 @@ from placement import deploy
 from placement.objects import audit
 from placement.tests.functional.db import base
 from placement.tests.functional.db import cli
-from placement.tests.functional.fixtures import app as app_fixture
+from placement.testing import app as app_fixture
 
 INCOMPLETE = '00000000-0000-0000-0000-000000000000'
 RP1 = '11111111-1111-1111-1111-111111111111'

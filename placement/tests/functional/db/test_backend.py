@@ -9,7 +9,7 @@ from placement.db import backend
 from placement.db import models
 from placement.db import packed
 from placement.tests.functional.db import base
-from placement.tests.functional.fixtures import app as app_fixture
+from placement.testing import app as app_fixture
 
 RP = models.resource_providers
 

@@ -18,7 +18,7 @@ from placement.db import migration
 from placement.db import models
 from placement import deploy
 from placement.tests.functional.db import base
-from placement.tests.functional.fixtures import app
+from placement.testing import app
 
 
 class _StartupTests:

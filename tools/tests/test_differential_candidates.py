@@ -7,9 +7,7 @@ import json
 
 import testtools
 
-from placement.tests.unit import test_differences_doc
-
-candidates = test_differences_doc.tool_module('candidates')
+from tools.differential_lib import candidates
 
 
 def _cand(*members, mappings=None):

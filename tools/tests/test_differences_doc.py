@@ -3,31 +3,21 @@ from (tools/differential-allowlist.yaml), and the allowlist holds only
 what issue 15 allows: cases where upstream answers 500, over-commits or
 leaves a stray row.
 """
-import importlib.util
 import os
+import tempfile
 
 import testtools
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..',
-                                    '..'))
+from tools.differential_lib import allowlist
 
-
-def tool_module(name):
-    """``tools/differential_lib/<name>.py``, loaded from its file (the
-    tools are not a package of the service)."""
-    path = os.path.join(ROOT, 'tools', 'differential_lib', name + '.py')
-    spec = importlib.util.spec_from_file_location('differential_' + name,
-                                                  path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
 
 class TestDifferencesPage(testtools.TestCase):
 
     def setUp(self):
         super().setUp()
-        self.allowlist = tool_module('allowlist')
+        self.allowlist = allowlist
         self.entries = self.allowlist.load()
 
     def test_page_is_rendered_from_the_allowlist(self):
@@ -85,7 +75,6 @@ class TestDifferencesPage(testtools.TestCase):
                                 'only upstream: uuid=2'))
 
     def _tempfile(self, text):
-        import tempfile
         handle, path = tempfile.mkstemp(suffix='.yaml')
         with os.fdopen(handle, 'w') as out:
             out.write(text)

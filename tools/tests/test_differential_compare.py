@@ -8,10 +8,8 @@ import json
 import testtools
 
 from placement import handler
-from placement.tests.unit import test_differences_doc
-
-compare = test_differences_doc.tool_module('compare')
-lists = test_differences_doc.tool_module('lists')
+from tools.differential_lib import compare
+from tools.differential_lib import lists
 
 RP = 'aaaaaaaa-0000-4000-8000-000000000001'
 

@@ -1,0 +1,2 @@
+"""Developer tools: benchmarks, comparisons with upstream, generators
+(see README.rst). Not part of the service; the tests never import it."""

@@ -1,0 +1,1 @@
+"""The unit tests of the tools (run by stestr with the service's)."""
