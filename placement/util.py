@@ -149,9 +149,12 @@ def validate(data, schema, prefix='JSON does not validate',
 
 # No request body of the API nests objects and arrays deeper than 6 (a
 # reshaper's allocation: body, allocations, consumer, allocations,
-# provider, resources). Deeper is refused before the schema sees it: the
-# schema's checks, and the report of a failure, recurse once per level.
-MAX_JSON_DEPTH = 32
+# provider, resources). Up to a few hundred levels the reference service
+# answers its schema's report, and so do we; beyond about 330 its report
+# recurses past Python's limit (a 500 there). Deeper than MAX_JSON_DEPTH
+# is refused before the schema sees it, and a report that recurses too
+# deep below it is the same 400.
+MAX_JSON_DEPTH = 400
 
 
 def _too_deep():
@@ -196,8 +199,11 @@ def extract_json(body, schema):
         raise http_error(webob.exc.HTTPBadRequest,
                          'Malformed JSON: %s' % exc)
     _check_depth(body, data)
-    validate(data, schema)
-    _check_storable(data)
+    try:
+        validate(data, schema)
+        _check_storable(data)
+    except RecursionError:
+        raise _too_deep()
     return data
 
 
