@@ -325,14 +325,21 @@ def check_resourceless(groups, same_subtrees):
             code=errors.QUERYPARAM_BAD_VALUE)
 
 
-def check_all_have_resources(group_keys):
-    """Before 1.36: every group key set must include resources."""
+def check_all_have_resources(group_keys, groups):
+    """Before 1.36: every group key set must include resources.
+
+    A ``required`` key of forbidden traits only is no orphan of traits,
+    as in the reference service (its group is still one without
+    resources); any ``member_of`` key is.
+    """
     if not group_keys:
         raise bad_request('At least one request group (`resources` or '
                           '`resources{$S}`) is required.')
+    required = {group.suffix for group in groups if group.traits.required}
     for name, label in (('required', 'traits'), ('member_of', 'member_of')):
         orphans = [name + sfx for sfx, keys in group_keys.items()
-                   if name in keys and 'resources' not in keys]
+                   if name in keys and 'resources' not in keys
+                   and (name != 'required' or sfx in required)]
         if orphans:
             raise bad_request(
                 'All %s parameters must be associated with resources.%s'
@@ -421,7 +428,7 @@ def parse_candidate_query(params, mv, pairs=None):
     if mv >= microversion.SAME_SUBTREE:
         check_resourceless(groups, same_subtrees)
     else:
-        check_all_have_resources(group_keys)
+        check_all_have_resources(group_keys, groups)
     if mv >= microversion.FORBIDDEN_TRAITS:
         check_trait_conflicts(groups)
     group_policy = params.get('group_policy', [None])[0]
