@@ -96,6 +96,7 @@ class Pair:
         self.backend, self.upstream = backend, upstream
         self.placement = app_fixture.PlacementApp(backend)
         self.up_url = self.server = None
+        self.tables = _Tables()
         try:
             self.up_url = backend.create()
             upstream.start(self.up_url, {})
@@ -109,7 +110,6 @@ class Pair:
             self.close()
             raise
         self.uuid_map = compare.UuidMap()
-        self.tables = _Tables()
         self.strays = set()
 
     def close(self):
