@@ -64,10 +64,12 @@ NO_ANSWER = '000 connection closed without an answer'
 STRAY_TABLES = ('projects', 'users')
 
 
-def compare_answers(ours, up, uuid_map, judge=None):
-    """[(kind, detail)] between two compare.Answer: the differential's
-    own comparison, the one this mode relies on."""
-    return compare.differences(ours, up, uuid_map, judge)
+def compare_answers(ours, up, uuid_map, judge=None, method='GET', uri='/'):
+    """[(kind, detail)] between two compare.Answer to ``method uri``: the
+    differential's own comparison (with the list rules of the route), the
+    one this mode relies on."""
+    return compare.differences(ours, up, uuid_map, judge, method=method,
+                               uri=uri)
 
 
 def _templates():
@@ -324,7 +326,9 @@ class Session:
             return
         found = compare_answers(ours, up, self.pair.uuid_map,
                                 self.pair.seed_order_judge(request, ours,
-                                                           up))
+                                                           up),
+                                method=request.method,
+                                uri=request.target())
         row_kinds, diverged = [], False
         if _may_have_written(request, ours, up):
             row_kinds, diverged = self.pair.row_differences()
