@@ -44,6 +44,7 @@ class _Name(sa.types.TypeDecorator):
 
 class _UnicodeName(_Name):
     impl = sa.Unicode
+    cache_ok = True  # not inherited: SQLAlchemy reads it from each class
 
 
 resource_classes = sa.Table(
