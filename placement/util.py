@@ -191,7 +191,10 @@ def extract_json(body, schema):
     lone surrogates.
     """
     try:
-        data = json.loads(body)
+        # Decoded as strict UTF-8 first, as the reference service does
+        # (json.loads would let UTF-8-encoded surrogates through).
+        data = json.loads(body.decode('utf-8') if isinstance(body, bytes)
+                          else body)
     except RecursionError:
         # Deeper than the parser goes (about a thousand levels).
         raise _too_deep()

@@ -50,6 +50,15 @@ class ExtractJsonTest(unittest.TestCase):
             exc = self.assertBadRequest(body, 'nested too deeply')
             self.assertEqual(errors.BODY_TOO_DEEP, exc.placement_code)
 
+    def test_bytes_that_are_not_utf8(self):
+        # Decoded strictly, as the reference service does: a UTF-8-encoded
+        # surrogate is refused with the codec's words. (Not a gabbit:
+        # gabbi cannot send a data file that is not UTF-8.)
+        self.assertBadRequest(
+            b'{"name": "\xed\xa2\x8c"}',
+            "Malformed JSON: 'utf-8' codec can't decode byte 0xed in "
+            "position 10: invalid continuation byte")
+
     def test_depth_limit_counts_objects_and_arrays(self):
         limit = util.MAX_JSON_DEPTH
         self.assertBadRequest(b'[' * (limit + 1) + b']' * (limit + 1),
