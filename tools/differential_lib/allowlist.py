@@ -38,6 +38,7 @@ CATEGORIES = {
     'over-commit': 'upstream over-commits a provider',
     'stray-row': 'upstream leaves a stray row in the database',
     'body-limit': 'upstream reads a request body of any size',
+    'driver-text': "upstream's detail quotes its own database driver",
 }
 FIELDS = ('title', 'file', 'test', 'kind', 'category', 'reason')
 
