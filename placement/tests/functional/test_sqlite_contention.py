@@ -12,7 +12,7 @@ import threading
 import unittest
 import uuid
 
-from placement.tests.functional.fixtures import concurrency
+from placement.testing import concurrency
 
 THREADS = 8
 CLAIMS = 6
