@@ -22,11 +22,36 @@ def _id():
                      autoincrement=True)
 
 
+class _Name(sa.types.TypeDecorator):
+    """A resource class or trait name (stored as ``impl``).
+
+    No stored name holds a NUL: every name is checked against its pattern
+    when made. PostgreSQL cannot even be asked for one (its driver
+    refuses the string), so a NUL in a name looked up is sent as U+FFFD,
+    which no stored name holds either: the lookup finds nothing on every
+    backend, and the caller says "No such resource class" or "No such
+    trait", as the reference service does.
+    """
+
+    impl = sa.String
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if isinstance(value, str) and '\x00' in value:
+            return value.replace('\x00', '\ufffd')
+        return value
+
+
+class _UnicodeName(_Name):
+    impl = sa.Unicode
+    cache_ok = True  # not inherited: SQLAlchemy reads it from each class
+
+
 resource_classes = sa.Table(
     'resource_classes', metadata,
     *_timestamps(),
     _id(),
-    sa.Column('name', sa.String(255), nullable=False),
+    sa.Column('name', _Name(255), nullable=False),
     sa.UniqueConstraint('name', name='uniq_resource_classes0name'),
     **_MYSQL)
 
@@ -103,7 +128,7 @@ traits = sa.Table(
     'traits', metadata,
     *_timestamps(),
     _id(),
-    sa.Column('name', sa.Unicode(255), nullable=False),
+    sa.Column('name', _UnicodeName(255), nullable=False),
     sa.UniqueConstraint('name', name='uniq_traits0name'),
     **_MYSQL)
 

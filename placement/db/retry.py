@@ -41,6 +41,10 @@ class Failure(enum.Enum):
     # A unique key taken by a concurrent creator of the same row; only
     # retried by operations that create rows on demand.
     DUPLICATE = 'duplicate key'
+    # SQLite's one writer is busy (another connection of this process or
+    # another holds the lock): run again after a pause; when the budget
+    # runs out first, the database is unavailable (503), not a race (409).
+    BUSY = 'database busy'
 
 
 # Called with the Failure of each failed attempt that is to be run
@@ -93,6 +97,11 @@ POSTGRESQL_ERRORS = {
     '08': Failure.DISCONNECT,    # connection_exception (class)
 }
 
+# SQLite primary result codes: SQLITE_BUSY, SQLITE_LOCKED ("database is
+# locked", "database table is locked"); extended codes keep them in the
+# low byte.
+SQLITE_BUSY_CODES = frozenset([5, 6])
+
 PLAN_CHANGED = 'cached plan must not change result type'
 UNPREPARED_SQLSTATES = frozenset(['26000', '42P05'])
 
@@ -115,6 +124,15 @@ def mysql_code(error) -> typing.Optional[int]:
     if args and isinstance(args[0], int):
         return args[0]
     return None
+
+
+def _sqlite_code(error) -> typing.Optional[int]:
+    """The primary SQLite result code of a sqlite3 error, or None."""
+    code = getattr(error, 'sqlite_errorcode', None)
+    if not isinstance(code, int) or not type(error).__module__.startswith(
+            'sqlite3'):
+        return None
+    return code & 0xff
 
 
 def _postgresql_failure(error):
@@ -159,6 +177,8 @@ def classify(exc: BaseException) -> typing.Optional[Failure]:
     failure = _postgresql_failure(error)
     if failure is not None:
         return failure
+    if _sqlite_code(error) in SQLITE_BUSY_CODES:
+        return Failure.BUSY
     if isinstance(exc, db_exc.DBConnectionError):
         return Failure.DISCONNECT
     inner = getattr(exc, 'inner_exception', None) or exc

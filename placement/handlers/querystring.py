@@ -135,10 +135,12 @@ def _member_of_uuids(value, original):
     return frozenset(uuids)
 
 
-def parse_member_of(values, mv):
+def parse_member_of(values, mv, suffix=''):
     """The values of one ``member_of`` key -> AggregateFilter.
 
-    Repeats (ANDed) from 1.24; ``!uuid`` and ``!in:`` from 1.32.
+    Repeats (ANDed) from 1.24; ``!uuid`` and ``!in:`` from 1.32. Only the
+    forbidden-aggregates 400 names the group's key with its suffix, as
+    the reference service's does.
     """
     if len(values) > 1 and mv < microversion.MULTI_MEMBER_OF:
         raise bad_request('Multiple member_of parameters are not supported')
@@ -149,8 +151,9 @@ def parse_member_of(values, mv):
         # The uuids are judged before the microversion allows the '!'.
         uuids = _member_of_uuids(value, original)
         if is_forbidden and mv < microversion.FORBIDDEN_AGGREGATES:
-            raise bad_request('Forbidden member_of parameters are not '
-                              'supported in the specified microversion')
+            raise bad_request('Forbidden member_of%s parameters are not '
+                              'supported in the specified microversion'
+                              % suffix)
         if is_forbidden:
             forbidden |= uuids
         else:
@@ -193,14 +196,16 @@ def parse_in_tree_value(value):
     return parse_in_tree(value)
 
 
-# How each group key reads (one value, every value of the key, version):
+# How each group key reads (one value, every value of the key, version,
+# the group's suffix):
 # ``resources`` and ``in_tree`` read each value given (the last one
 # wins); ``required`` and ``member_of`` all the key's values at once.
 _GROUP_PARSERS = {
-    'resources': lambda value, values, mv: parse_resources(value),
-    'in_tree': lambda value, values, mv: parse_in_tree_value(value),
-    'required': lambda value, values, mv: parse_required(values, mv),
-    'member_of': lambda value, values, mv: parse_member_of(values, mv),
+    'resources': lambda value, values, mv, sfx: parse_resources(value),
+    'in_tree': lambda value, values, mv, sfx: parse_in_tree_value(value),
+    'required': lambda value, values, mv, sfx: parse_required(values, mv),
+    'member_of': lambda value, values, mv, sfx: parse_member_of(
+        values, mv, sfx),
 }
 
 
@@ -223,7 +228,7 @@ def parse_groups(pairs, mv):
         keys = parsed.setdefault(suffix, {})
         if name in _ALL_VALUES and name in keys:
             continue  # parsed at its first appearance
-        keys[name] = _GROUP_PARSERS[name](value, values[key], mv)
+        keys[name] = _GROUP_PARSERS[name](value, values[key], mv, suffix)
     return tuple(_request_group(suffix, keys)
                  for suffix, keys in sorted(parsed.items()))
 
@@ -320,14 +325,21 @@ def check_resourceless(groups, same_subtrees):
             code=errors.QUERYPARAM_BAD_VALUE)
 
 
-def check_all_have_resources(group_keys):
-    """Before 1.36: every group key set must include resources."""
+def check_all_have_resources(group_keys, groups):
+    """Before 1.36: every group key set must include resources.
+
+    A ``required`` key of forbidden traits only is no orphan of traits,
+    as in the reference service (its group is still one without
+    resources); any ``member_of`` key is.
+    """
     if not group_keys:
         raise bad_request('At least one request group (`resources` or '
                           '`resources{$S}`) is required.')
+    required = {group.suffix for group in groups if group.traits.required}
     for name, label in (('required', 'traits'), ('member_of', 'member_of')):
         orphans = [name + sfx for sfx, keys in group_keys.items()
-                   if name in keys and 'resources' not in keys]
+                   if name in keys and 'resources' not in keys
+                   and (name != 'required' or sfx in required)]
         if orphans:
             raise bad_request(
                 'All %s parameters must be associated with resources.%s'
@@ -416,7 +428,7 @@ def parse_candidate_query(params, mv, pairs=None):
     if mv >= microversion.SAME_SUBTREE:
         check_resourceless(groups, same_subtrees)
     else:
-        check_all_have_resources(group_keys)
+        check_all_have_resources(group_keys, groups)
     if mv >= microversion.FORBIDDEN_TRAITS:
         check_trait_conflicts(groups)
     group_policy = params.get('group_policy', [None])[0]

@@ -102,6 +102,17 @@ def update_resource_class(req):
                               modified=_modified([rc]))
 
 
+def _check_path_name(name):
+    """400 unless ``name`` is a custom class name. The reference service
+    judges the name as the JSON text '{"name": "<name>"}', so a control
+    character, a quote or a backslash in it is "Malformed JSON" there,
+    and so it is here; the name itself must match the schema too (there
+    a JSON escape that decodes to a valid name was stored as written)."""
+    text = '{"name": "%s"}' % name
+    util.extract_json(text.encode('utf-8'), schema.PUT_RESOURCE_CLASS_V1_7)
+    util.validate({'name': name}, schema.PUT_RESOURCE_CLASS_V1_7)
+
+
 @microversion.since('1.7')
 @wsgi_wrapper.PlacementWsgify
 def create_or_verify_resource_class(req):
@@ -110,7 +121,7 @@ def create_or_verify_resource_class(req):
     ctx.authorize(policies.UPDATE)
     mv = util.version(req)
     name = _path_name(req)
-    util.validate({'name': name}, schema.PUT_RESOURCE_CLASS_V1_7)
+    _check_path_name(name)
     try:
         created = rc_obj.ensure(ctx, name)
     except exception.ConcurrentUpdateDetected as exc:

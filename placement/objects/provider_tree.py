@@ -48,10 +48,11 @@ def subtree_ids(links, top_id) -> set:
     return found
 
 
-def lock_trees(conn, uuids) -> None:
-    """Lock every provider of the trees holding ``uuids`` (FOR UPDATE).
+def lock_trees(conn, uuids) -> dict:
+    """Lock every provider of the trees holding ``uuids`` (FOR UPDATE);
+    {uuid: (created_at, updated_at)} of those providers as they were.
 
-    SELECT rp.id FROM resource_providers rp
+    SELECT rp.uuid, rp.created_at, rp.updated_at FROM resource_providers rp
     WHERE rp.root_provider_id IN (SELECT member.root_provider_id
         FROM resource_providers member WHERE member.uuid IN (:uuids))
     ORDER BY rp.id FOR UPDATE
@@ -67,12 +68,14 @@ def lock_trees(conn, uuids) -> None:
     member = rp.alias('member')
     roots = sa.select(member.c.root_provider_id).where(
         member.c.uuid.in_(sorted(set(uuids))))
-    conn.execute(sa.select(rp.c.id)
-                 .where(rp.c.root_provider_id.in_(roots))
-                 .order_by(rp.c.id).with_for_update()).all()
+    locked = conn.execute(
+        sa.select(rp.c.uuid, rp.c.created_at, rp.c.updated_at)
+        .where(rp.c.root_provider_id.in_(roots))
+        .order_by(rp.c.id).with_for_update()).all()
     if backend.locks_hold_on_one_node(conn):
         _touch_roots(conn, sorted(
             {root for root in conn.execute(roots).scalars() if root}))
+    return {row.uuid: (row.created_at, row.updated_at) for row in locked}
 
 
 def _touch_roots(conn, root_ids) -> None:

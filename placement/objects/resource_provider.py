@@ -482,13 +482,20 @@ def _move(conn, me, parent):
 
 
 def _reparent(conn, uuid, parent_uuid, allow_reparenting):
-    provider_tree.lock_trees(conn, [uuid, parent_uuid or uuid])
+    """Move the provider under ``parent_uuid``; the provider as it was
+    (its times read before lock_trees touched them)."""
+    stamps = provider_tree.lock_trees(conn, [uuid, parent_uuid or uuid])
     me = provider_tree.fetch_tree_row(conn, uuid)
     if me is None:
         raise exception.ResourceProviderNotFound(uuid=uuid)
+    before = fetch_provider(conn, uuid)
+    if uuid in stamps:
+        before = dataclasses.replace(before, created_at=stamps[uuid][0],
+                                     updated_at=stamps[uuid][1])
     parent = _new_parent(conn, me, parent_uuid, allow_reparenting)
     if parent is not None or me.parent_provider_id is not None:
         _move(conn, me, parent)
+    return before
 
 
 @db_api.operation
@@ -496,22 +503,32 @@ def update_provider(ctx, uuid: str, name: str, parent_uuid=UNSET,
                     allow_reparenting: bool = False) -> Provider:
     """Rename and/or (re-/un-)parent a provider; the generation stays.
 
-    ``parent_uuid`` UNSET leaves the parent alone. Raises
-    ResourceProviderNotFound, ObjectActionError (parent rules),
+    ``parent_uuid`` UNSET leaves the parent alone. updated_at moves only
+    when the name or the parent changed. The provider returned carries
+    the timestamps it had before: the reference service answers with
+    those (its Last-Modified is the previous update, or the creation).
+    Raises ResourceProviderNotFound, ObjectActionError (parent rules),
     DuplicateName. Opens its own transaction.
     """
     try:
         with db_api.transaction(ctx) as conn:
             if parent_uuid is not UNSET:
-                _reparent(conn, uuid, parent_uuid, allow_reparenting)
+                before = _reparent(conn, uuid, parent_uuid,
+                                   allow_reparenting)
             else:
                 lock_provider_row(conn, uuid)
+                before = fetch_provider(conn, uuid)
             provider = fetch_provider(conn, uuid)
             _check_name_free(conn, name, provider.id)
-            rp = models.resource_providers
-            conn.execute(rp.update().where(rp.c.id == provider.id).values(
-                name=name, updated_at=_sql.utcnow()))
-            return fetch_provider(conn, uuid)
+            if (name != before.name or provider.parent_provider_id
+                    != before.parent_provider_id):
+                rp = models.resource_providers
+                conn.execute(rp.update().where(rp.c.id == provider.id)
+                             .values(name=name, updated_at=_sql.utcnow()))
+                provider = fetch_provider(conn, uuid)
+            return dataclasses.replace(provider,
+                                       created_at=before.created_at,
+                                       updated_at=before.updated_at)
     except db_exc.DBDuplicateEntry:
         # The same name taken by a rename that committed meanwhile.
         raise exception.DuplicateName(field='name', value=name)

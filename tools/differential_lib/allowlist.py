@@ -37,6 +37,8 @@ CATEGORIES = {
     'upstream-500': 'upstream answers 500 Internal Server Error',
     'over-commit': 'upstream over-commits a provider',
     'stray-row': 'upstream leaves a stray row in the database',
+    'body-limit': 'upstream reads a request body of any size',
+    'driver-text': "upstream's detail quotes its own database driver",
 }
 FIELDS = ('title', 'file', 'test', 'kind', 'category', 'reason')
 

@@ -20,6 +20,7 @@ uuids into upstream's in the requests it forwards and upstream's into ours
 in the answers it compares. Request ids and timestamps are replaced by
 placeholders.
 """
+import ast
 import json
 import re
 
@@ -138,8 +139,24 @@ class Answer:
                 {name: sorted(values) for name, values in headers.items()})
 
 
+# Upstream names the suffixes of a bad same_subtree in the order of a
+# Python set of strings, which PYTHONHASHSEED shuffles from one start of
+# the server to the next: no order is upstream's, so both lists are
+# compared sorted.
+SAME_SUBTREE_RE = re.compile(
+    r"(`same_subtree`: )(\[[^\]]*\])( not found in )(\[[^\]]*\])")
+
+
+def _sorted_suffixes(match):
+    def ordered(text):
+        return repr(sorted(ast.literal_eval(text)))
+    return (match.group(1) + ordered(match.group(2)) + match.group(3)
+            + ordered(match.group(4)))
+
+
 def _scrub(text):
     text = REQUEST_ID_RE.sub('req-<id>', text)
+    text = SAME_SUBTREE_RE.sub(_sorted_suffixes, text)
     return TIMESTAMP_RE.sub('<timestamp>', text)
 
 

@@ -64,10 +64,12 @@ NO_ANSWER = '000 connection closed without an answer'
 STRAY_TABLES = ('projects', 'users')
 
 
-def compare_answers(ours, up, uuid_map, judge=None):
-    """[(kind, detail)] between two compare.Answer: the differential's
-    own comparison, the one this mode relies on."""
-    return compare.differences(ours, up, uuid_map, judge)
+def compare_answers(ours, up, uuid_map, judge=None, method='GET', uri='/'):
+    """[(kind, detail)] between two compare.Answer to ``method uri``: the
+    differential's own comparison (with the list rules of the route), the
+    one this mode relies on."""
+    return compare.differences(ours, up, uuid_map, judge, method=method,
+                               uri=uri)
 
 
 def _templates():
@@ -96,6 +98,7 @@ class Pair:
         self.backend, self.upstream = backend, upstream
         self.placement = app_fixture.PlacementApp(backend)
         self.up_url = self.server = None
+        self.tables = _Tables()
         try:
             self.up_url = backend.create()
             upstream.start(self.up_url, {})
@@ -109,7 +112,6 @@ class Pair:
             self.close()
             raise
         self.uuid_map = compare.UuidMap()
-        self.tables = _Tables()
         self.strays = set()
 
     def close(self):
@@ -324,7 +326,9 @@ class Session:
             return
         found = compare_answers(ours, up, self.pair.uuid_map,
                                 self.pair.seed_order_judge(request, ours,
-                                                           up))
+                                                           up),
+                                method=request.method,
+                                uri=request.target())
         row_kinds, diverged = [], False
         if _may_have_written(request, ours, up):
             row_kinds, diverged = self.pair.row_differences()

@@ -27,6 +27,15 @@ def option_env(overrides):
     return env
 
 
+def upstream_url(db_url):
+    """``db_url`` with the driver the upstream release's virtualenv has:
+    psycopg2 where ours names psycopg 3 (``postgresql+psycopg://``)."""
+    prefix = 'postgresql+psycopg://'
+    if db_url.startswith(prefix):
+        return 'postgresql+psycopg2://' + db_url[len(prefix):]
+    return db_url
+
+
 class Upstream:
     """One upstream server at a time on ``port``."""
 
@@ -51,8 +60,8 @@ class Upstream:
         self.db_url, self.options = db_url, dict(options or {})
         extra = option_env(self.options)
         for _ in range(3):
-            done = self._run('--port', str(self.port), '--db', db_url,
-                             extra_env=extra)
+            done = self._run('--port', str(self.port), '--db',
+                             upstream_url(db_url), extra_env=extra)
             if done.returncode == 0:
                 return
             self.stop()

@@ -123,6 +123,19 @@ class TestBody(testtools.TestCase):
         self.assertEqual(['body error detail'], _kinds(error('a'),
                                                        error('b')))
 
+    def test_same_subtree_suffixes_in_any_order(self):
+        # Upstream lists them in a Python set's order (PYTHONHASHSEED).
+        def error(missing, known):
+            return _answer({'errors': [{'status': 400, 'detail': (
+                'Real suffixes should be specified in `same_subtree`: '
+                '%s not found in %s.' % (missing, known))}]},
+                status='400 Bad Request')
+        self.assertEqual([], _kinds(error("['_A', '_B']", "['1', '_X']"),
+                                    error("['_B', '_A']", "['_X', '1']")))
+        self.assertEqual(['body error detail'],
+                         _kinds(error("['_A']", "['1']"),
+                                error("['_B']", "['1']")))
+
     def test_text_bodies_as_text(self):
         self.assertEqual([], _kinds(_answer('<html>x</html>'),
                                     _answer('<html>x</html>')))

@@ -86,3 +86,61 @@ class AwkwardNamesTest(unittest.TestCase):
                 [(rp, name) for rp, name in made if name in names],
                 [(p['uuid'], p['name'])
                  for p in resp.json['resource_providers']])
+
+
+class UpdateLastModifiedTest(unittest.TestCase):
+    """PUT /resource_providers/{uuid} answers, as the upstream release
+    does, with the provider's time before the write (its previous update,
+    or its creation) as Last-Modified, and a PUT that changes nothing
+    (same name, same parent) leaves updated_at alone. (A provider made
+    through the API has both times set, by either service.)"""
+
+    def test_last_modified_of_an_update(self):
+        app_fixture.on_each_backend(self, self._check)
+
+    def _stored(self, placement, rp):
+        table = models.resource_providers
+        with placement.db.writer.begin() as conn:
+            return conn.execute(sa.select(
+                table.c.created_at, table.c.updated_at).where(
+                table.c.uuid == rp)).one()
+
+    def _backdate(self, placement, rp, **values):
+        table = models.resource_providers
+        with placement.db.writer.begin() as conn:
+            conn.execute(table.update().where(table.c.uuid == rp)
+                         .values(**values))
+
+    def _put(self, placement, rp, body):
+        resp = _send(placement.app, 'PUT', '/resource_providers/%s' % rp,
+                     body)
+        self.assertEqual(200, resp.status_int, resp.text)
+        return resp.last_modified
+
+    def _check(self, placement):
+        utc = datetime.timezone.utc
+        rp = str(uuid.uuid4())
+        resp = _send(placement.app, 'POST', '/resource_providers',
+                     {'name': 'before', 'uuid': rp})
+        self.assertEqual(200, resp.status_int, resp.text)
+        created = datetime.datetime(2020, 1, 2, 3, 4, 5)
+        self._backdate(placement, rp, created_at=created, updated_at=None)
+        # Nothing changes: no write; the creation time when never updated.
+        self.assertEqual(created.replace(tzinfo=utc),
+                         self._put(placement, rp, {'name': 'before'}))
+        self.assertEqual((created, None), tuple(self._stored(placement, rp)))
+        # (On MySQL a move touches the tree's root for Galera, the time
+        # the answer shows is still the one before.)
+        self.assertEqual(created.replace(tzinfo=utc), self._put(
+            placement, rp, {'name': 'before', 'parent_provider_uuid': None}))
+        self._backdate(placement, rp, updated_at=None)
+        # A rename answers with the time before and stores a new one.
+        self.assertEqual(created.replace(tzinfo=utc),
+                         self._put(placement, rp, {'name': 'after'}))
+        self.assertIsNotNone(self._stored(placement, rp).updated_at)
+        previous = datetime.datetime(2021, 1, 2, 3, 4, 5)
+        self._backdate(placement, rp, updated_at=previous)
+        # The next one answers with the previous update.
+        self.assertEqual(previous.replace(tzinfo=utc),
+                         self._put(placement, rp, {'name': 'again'}))
+        self.assertGreater(self._stored(placement, rp).updated_at, previous)

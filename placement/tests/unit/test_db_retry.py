@@ -4,6 +4,7 @@ Errors are the drivers' own exception classes wrapped as SQLAlchemy and
 oslo.db wrap them; the loop runs plain functions (no database).
 """
 import contextlib
+import sqlite3
 import time
 
 from oslo_db import exception as db_exc
@@ -39,6 +40,14 @@ class _PgError(psycopg2.Error):
 
 def pg_error(pgcode):
     return sa.exc.OperationalError('SELECT 1', {}, _PgError(pgcode))
+
+
+def sqlite_error(code):
+    """A sqlite3 OperationalError with the result code ``code``, wrapped
+    as SQLAlchemy wraps it."""
+    error = sqlite3.OperationalError('database is locked')
+    error.sqlite_errorcode = code
+    return sa.exc.OperationalError('UPDATE x', {}, error)
 
 
 class ClassifyTest(testtools.TestCase):
@@ -113,6 +122,11 @@ class ClassifyTest(testtools.TestCase):
                                   connection_invalidated=True)
         self.assertIs(F.DISCONNECT, retry.classify(error))
 
+    def test_sqlite_busy_and_locked_are_a_busy_database(self):
+        for code in (5, 6, 517):  # BUSY, LOCKED, BUSY_SNAPSHOT
+            self.assertIs(F.BUSY, retry.classify(sqlite_error(code)))
+        self.assertIsNone(retry.classify(sqlite_error(1)))  # SQLITE_ERROR
+
     def test_other_exceptions_are_not_retried(self):
         for error in (ValueError('x'), exception.NotFound(),
                       exception.ConcurrentUpdateDetected()):
@@ -166,6 +180,12 @@ class RunTest(testtools.TestCase):
         self.assertIn('lost connection', error.reason)
         self.assertEqual(5, error.retry_after)
         self.assertGreater(func.calls, 2)
+
+    def test_busy_sqlite_past_the_budget_is_unavailable(self):
+        func = _Script(*[sqlite_error(5)] * 10000)
+        error = self.assertRaises(exception.DatabaseUnavailable,
+                                  self._run, func)
+        self.assertIn('database busy', error.reason)
 
     def test_race_past_the_budget_is_a_conflict(self):
         func = _Script(*[mysql_error(1213)] * 10000)

@@ -50,18 +50,31 @@ class ExtractJsonTest(unittest.TestCase):
             exc = self.assertBadRequest(body, 'nested too deeply')
             self.assertEqual(errors.BODY_TOO_DEEP, exc.placement_code)
 
+    def test_bytes_that_are_not_utf8(self):
+        # Decoded strictly, as the reference service does: a UTF-8-encoded
+        # surrogate is refused with the codec's words. (Not a gabbit:
+        # gabbi cannot send a data file that is not UTF-8.)
+        self.assertBadRequest(
+            b'{"name": "\xed\xa2\x8c"}',
+            "Malformed JSON: 'utf-8' codec can't decode byte 0xed in "
+            "position 10: invalid continuation byte")
+
     def test_depth_limit_counts_objects_and_arrays(self):
         limit = util.MAX_JSON_DEPTH
         self.assertBadRequest(b'[' * (limit + 1) + b']' * (limit + 1),
                               'nested too deeply')
         self.assertBadRequest(b'{"a": ' * limit + b'[]' + b'}' * limit,
                               'nested too deeply')
-        # At the limit, the schema judges it.
-        self.assertBadRequest(b'[' * limit + b']' * limit,
+        # Some hundreds of levels deep, the schema judges it (as the
+        # reference service's does)...
+        self.assertBadRequest(b'[' * 300 + b']' * 300,
                               'JSON does not validate')
-        self.assertBadRequest(
-            b'{"a": ' * (limit - 1) + b'[]' + b'}' * (limit - 1),
-            'JSON does not validate')
+        self.assertBadRequest(b'{"a": ' * 299 + b'[]' + b'}' * 299,
+                              'JSON does not validate')
+        # ... and at the limit its report would recurse past Python's
+        # limit: the same too_deep 400 (the reference service's 500).
+        self.assertBadRequest(b'[' * limit + b']' * limit,
+                              'nested too deeply')
 
     def test_brackets_in_strings_and_wide_bodies_pass(self):
         name = '[{' * 100
