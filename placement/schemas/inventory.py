@@ -72,10 +72,11 @@ OTHER_NAME_INVENTORY = {
                    for name, field in _FIELDS.items()},
     'required': ['total'],
 }
+# A name that is no class name.
+OTHER_NAME_PATTERN = '^(?!%s)' % RESOURCE_CLASS_PATTERN[1:]
 _OTHER_NAMES = {
     'type': 'object',
-    'patternProperties': {'^(?!%s)' % RESOURCE_CLASS_PATTERN[1:]:
-                          OTHER_NAME_INVENTORY},
+    'patternProperties': {OTHER_NAME_PATTERN: OTHER_NAME_INVENTORY},
 }
 
 # PUT /resource_providers/{uuid}/inventories, after PUT_INVENTORIES.

@@ -33,12 +33,21 @@ def _reshaper(consumer):
 
 
 # POST /reshaper, after the schema of its version: the entries of each
-# provider's inventories whose name is no class name.
+# provider's inventories whose name is no class name must be objects.
+# Their values are never read: the reshape names the unknown class
+# first, whatever they hold, as the reference service does.
 POST_RESHAPER_OTHER_NAMES = {
     'type': 'object',
     'properties': {'inventories': {
         'type': 'object',
-        'additionalProperties': inventory.PUT_INVENTORIES_OTHER_NAMES,
+        'additionalProperties': {
+            'type': 'object',
+            'properties': {'inventories': {
+                'type': 'object',
+                'patternProperties': {
+                    inventory.OTHER_NAME_PATTERN: {'type': 'object'}},
+            }},
+        },
     }},
 }
 
