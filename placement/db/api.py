@@ -218,7 +218,8 @@ def reader(ctx, snapshot: bool = True):
 
     The transaction is rolled back, not committed: it wrote nothing, and
     closing a connection whose transaction is still open ends it with
-    the ROLLBACK the pool would send anyway.
+    the ROLLBACK the pool would send anyway; except where a ROLLBACK
+    costs the driver its prepared statements (driver.end_read).
 
     ``snapshot=False`` is for a read whose statements need not share a
     snapshot: one statement (which always reads one), several whose
@@ -231,8 +232,9 @@ def reader(ctx, snapshot: bool = True):
     with _data_errors_as_invalid_input():
         with _database(ctx).reader.connect() as conn:
             with driver.statements_alone(conn, not snapshot):
-                conn.begin()
+                trans = conn.begin()
                 yield conn
+                driver.end_read(trans)
 
 
 def _lock_stmt(column):

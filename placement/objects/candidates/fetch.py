@@ -7,6 +7,7 @@ transaction and return plain data; they never begin or commit.
 """
 import typing
 
+from placement.db import packed
 from placement.objects.candidates import memory
 from placement.objects.candidates import plan as plan_mod
 from placement.objects.candidates import statements
@@ -31,7 +32,8 @@ def fetch_lookups(conn, query) -> plan_mod.Lookups:
     """
     stmt = statements.lookups_stmt(bool(query.trait_names),
                                    bool(query.aggregate_uuids))
-    rows = conn.execute(stmt, statements.lookups_params(query))
+    rows = packed.fetch_rows(conn, stmt, statements.lookups_params(query),
+                             statements.LOOKUPS_TYPES)
     return plan_mod.lookups_from_rows(rows, query)
 
 
@@ -71,8 +73,8 @@ def fetch_snapshot(conn, plan, chunk, lookups, store) -> Read:
     """
     params = _chunk_params(chunk)
     rows, usage = [], {}
-    for row in conn.execute(statements.state_stmt(plan, chunk.kind),
-                            params):
+    for row in packed.fetch_rows(conn, statements.state_stmt(plan, chunk.kind),
+                                 params, statements.state_types(plan)):
         if row[0] == statements.PROVIDER:
             rows.append(row[1:-2])
         else:

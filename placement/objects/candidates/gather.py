@@ -3,7 +3,7 @@
 The one way the listing, explain and the reasons of an empty answer
 read the database: look up the ids the query names (one statement),
 plan (plan.py), then read each chunk of roots (chunks.py) into a
-snapshot (fetch.py), in the caller's read transaction.
+snapshot (fetch.py), in the caller's read (a transaction or not).
 """
 import typing
 

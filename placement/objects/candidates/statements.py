@@ -21,6 +21,7 @@ import functools
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.db import packed
 from placement.objects.candidates import plan as plan_mod
 
 # Statements kept per builder (plans differ by the ids they hold).
@@ -80,6 +81,10 @@ def lookups_stmt(with_traits, with_aggregates):
         sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
         .limit(1).scalar_subquery(), _NO_TEXT, _NO_ID))
     return sa.union_all(*arms)
+
+
+# The kinds of lookups_stmt's columns (db.packed).
+LOOKUPS_TYPES = (packed.TEXT, packed.INT, packed.TEXT, packed.INT)
 
 
 def _kind(letter):
@@ -274,6 +279,13 @@ def in_scope(plan, kind):
 # --- the reads of a chunk ---------------------------------------------------
 
 PROVIDER, USAGE = 'p', 'u'
+
+
+def state_types(plan):
+    """The kinds of state_stmt's columns (db.packed)."""
+    tree = () if plan.flat else (packed.INT, packed.INT)
+    return ((packed.TEXT, packed.INT, packed.TEXT, packed.INT) + tree
+            + (packed.INT, packed.INT))
 
 
 @functools.lru_cache(maxsize=CACHED)
