@@ -43,12 +43,27 @@ def chunks(conn, query, options, plan, lookups, found):
         yield from _ranges(conn, plan, lookups.id_range, cap)
 
 
-def _pinned_root(conn, query):
-    """The root of the unsuffixed group's in_tree (-1 if unknown)."""
+def every_root_first(query, options) -> bool:
+    """Whether the first chunk ``chunks`` yields is plan.EVERY_ROOT."""
+    return (not _pinned_group(query)
+            and (order.cap(query.limit, options.max_candidates) is None
+                 or options.strategy == order.BREADTH_FIRST))
+
+
+def _pinned_group(query):
+    """The unsuffixed group, when it has an in_tree."""
     for group in query.groups:
         if not group.is_granular and group.in_tree:
-            return fetch.fetch_pinned_root(conn, group.in_tree)
+            return group
     return None
+
+
+def _pinned_root(conn, query):
+    """The root of the unsuffixed group's in_tree (-1 if unknown)."""
+    group = _pinned_group(query)
+    if group is None:
+        return None
+    return fetch.fetch_pinned_root(conn, group.in_tree)
 
 
 def _ranges(conn, plan, id_range, cap):

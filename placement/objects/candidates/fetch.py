@@ -25,16 +25,34 @@ class Read(typing.NamedTuple):
     entries: typing.Mapping[int, memory.Entry]
 
 
+def _lookups_stmt(query):
+    return statements.lookups_stmt(bool(query.trait_names),
+                                   bool(query.aggregate_uuids))
+
+
 def fetch_lookups(conn, query) -> plan_mod.Lookups:
     """Every id ``query`` names, in one statement (lookups_stmt).
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
-    stmt = statements.lookups_stmt(bool(query.trait_names),
-                                   bool(query.aggregate_uuids))
-    rows = packed.fetch_rows(conn, stmt, statements.lookups_params(query),
+    rows = packed.fetch_rows(conn, _lookups_stmt(query),
+                             statements.lookups_params(query),
                              statements.LOOKUPS_TYPES)
     return plan_mod.lookups_from_rows(rows, query)
+
+
+def fetch_lookups_and_every_root(conn, query, plan):
+    """(fetch_lookups' Lookups, the state rows of every root under
+    ``plan``, for fetch_snapshot), the two statements in one round trip
+    where the driver allows (db.packed.fetch_two).
+
+    Raises as fetch_lookups.
+    """
+    state_rows, rows = packed.fetch_two(
+        conn, statements.state_stmt(plan, plan_mod.EVERY),
+        statements.state_types(plan), _lookups_stmt(query),
+        statements.lookups_params(query), statements.LOOKUPS_TYPES)
+    return plan_mod.lookups_from_rows(rows, query), state_rows
 
 
 def fetch_pinned_root(conn, rp_uuid):
@@ -65,16 +83,21 @@ def _chunk_params(chunk):
     return {}
 
 
-def fetch_snapshot(conn, plan, chunk, lookups, store) -> Read:
+def fetch_snapshot(conn, plan, chunk, lookups, store,
+                   state_rows=None) -> Read:
     """The Read of one chunk of roots (plus every sharing provider):
     providers, usage, inventories (from ``store``, loading what it
     lacks) and, unless the plan is flat, traits and the plan's
-    aggregate links.
+    aggregate links. ``state_rows``: the chunk's state rows under
+    ``plan``, when read already (fetch_lookups_and_every_root).
     """
     params = _chunk_params(chunk)
+    if state_rows is None:
+        state_rows = packed.fetch_rows(
+            conn, statements.state_stmt(plan, chunk.kind), params,
+            statements.state_types(plan))
     rows, usage = [], {}
-    for row in packed.fetch_rows(conn, statements.state_stmt(plan, chunk.kind),
-                                 params, statements.state_types(plan)):
+    for row in state_rows:
         if row[0] == statements.PROVIDER:
             rows.append(row[1:-2])
         else:
