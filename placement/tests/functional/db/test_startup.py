@@ -3,8 +3,6 @@ migrate an empty database once and seed the standard rows once; the
 migration runs in a child process, so the serving process never loads
 alembic (nor, with noauth2, keystonemiddleware)."""
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 import unittest
@@ -95,17 +93,6 @@ class _StartupTests:
 
 globals().update(base.per_backend(_StartupTests))
 
-_PROBE = """
-import sys
-from placement.wsgi import api
-# (oslo.db's engine factory, and the SQLAlchemy ORM it imports, are
-# loaded on purpose: the engine is made by it, issue 23.)
-loaded = [name for name in ('alembic', 'mako', 'keystonemiddleware',
-                            'keystoneauth1', 'keystoneclient')
-          if name in sys.modules]
-print(','.join(loaded) or 'none')
-"""
-
 
 class ServingProcessImportsTest(unittest.TestCase):
 
@@ -113,20 +100,11 @@ class ServingProcessImportsTest(unittest.TestCase):
         handle, path = tempfile.mkstemp(suffix='.db')
         os.close(handle)
         self.addCleanup(os.unlink, path)
-        config_dir = tempfile.mkdtemp()
-        self.addCleanup(os.rmdir, config_dir)
-        conf_file = os.path.join(config_dir, 'placement.conf')
-        open(conf_file, 'w').close()
-        self.addCleanup(os.unlink, conf_file)
-        env = dict(os.environ,
-                   OS_PLACEMENT_CONFIG_DIR=config_dir,
-                   OS_PLACEMENT_DATABASE__CONNECTION='sqlite:///%s' % path,
-                   OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP='True',
-                   OS_API__AUTH_STRATEGY='noauth2')
-        out = subprocess.run([sys.executable, '-c', _PROBE], env=env,
-                             capture_output=True, text=True, timeout=120)
-        self.assertEqual(0, out.returncode, out.stderr)
-        self.assertEqual('none', out.stdout.strip().splitlines()[-1])
+        # (oslo.db's engine factory, and the SQLAlchemy ORM it imports,
+        # are loaded on purpose: the engine is made by it, issue 23.)
+        self.assertEqual([], app.modules_after_loading(
+            path, ['alembic', 'mako', 'keystonemiddleware', 'keystoneauth1',
+                   'keystoneclient']))
         db = db_api.create_database(app.make_conf('sqlite:///%s' % path))
         self.addCleanup(db.dispose)
         self.assertEqual(migration.head_revision(), migration.version(db))
