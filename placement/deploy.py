@@ -48,12 +48,10 @@ from placement import fault_wrap
 from placement import handler
 from placement import healthcheck
 from placement import microversion
-from placement import observe
 from placement.objects import standards
 from placement import policy
 from placement import requestlog
 from placement import sizelimit
-from placement import util
 from placement import wsgi_wrapper
 
 LOG = logging.getLogger(__name__)
@@ -225,10 +223,8 @@ class SyncStandardsFirst:
             try:
                 standards.sync(self.db)
             except exception.DatabaseUnavailable as exc:
-                LOG.warning('Answering 503: %s', exc.reason)
-                observe.unavailable(environ, exc)
                 error = wsgi_wrapper.attach_formatter(
-                    util.database_unavailable(exc))
+                    handler.unavailable(environ, exc))
                 return error(environ, start_response)
             self.synced = True
         return self.app(environ, start_response)

@@ -259,6 +259,12 @@ class PlacementHandler:
             # nothing more specific to say.
             raise util.concurrent_update(exc)
         except exception.DatabaseUnavailable as exc:
-            LOG.warning('Answering 503: %s', exc.reason)
-            observe.unavailable(req.environ, exc)
-            raise util.database_unavailable(exc)
+            raise unavailable(req.environ, exc)
+
+
+def unavailable(environ, exc):
+    """The 503 answering DatabaseUnavailable ``exc``, logged and counted
+    (/metrics)."""
+    LOG.warning('Answering 503: %s', exc.reason)
+    observe.unavailable(environ, exc)
+    return util.database_unavailable(exc)
