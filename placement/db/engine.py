@@ -72,7 +72,14 @@ def timeouts_from(group) -> driver.Timeouts:
 def oslo_db_arguments(group) -> dict:
     """The arguments of oslo.db's engine factory for ``group``: every
     [placement_database] option oslo.db defines, under its oslo.db name,
-    and our plugin."""
+    and our plugin.
+
+    ``thread_checkin`` (a factory argument, no option) is off: it makes
+    every pool checkin call ``time.sleep(0)`` so that an eventlet
+    server switches green threads; ours run in OS threads, where it
+    only gives the CPU away, 4% of a small GET /allocation_candidates
+    under uwsgi (py-spy of the workers, PostgreSQL, 1,000 providers).
+    """
     parameters = 'plugin=' + PLUGIN
     if group.connection_parameters:
         parameters += '&' + group.connection_parameters
@@ -88,6 +95,7 @@ def oslo_db_arguments(group) -> dict:
         max_retries=group.max_retries,
         retry_interval=group.retry_interval,
         connection_parameters=parameters,
+        thread_checkin=False,
         logging_name='placement')
 
 

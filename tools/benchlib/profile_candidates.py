@@ -62,18 +62,22 @@ def call(app, query):
 def measure(app, db, counter, query, repeat):
     """(CPU ms median, wall ms median, statements, database server CPU
     ms mean or None) per request, and the body."""
+    call(app, query)  # the first of a query plans it (gather's memo)
+    before = counter.statements
     body = call(app, query)
+    statements = counter.statements - before
     cpu, wall = [], []
-    before, server = counter.statements, backend_cpu(db)
-    for _ in range(repeat):
-        start_cpu, start = time.process_time(), time.perf_counter()
-        call(app, query)
-        cpu.append((time.process_time() - start_cpu) * 1000)
-        wall.append((time.perf_counter() - start) * 1000)
-    if server is not None:
-        server = (backend_cpu(db) - server) * 1000 / repeat
-    return (statistics.median(cpu), statistics.median(wall),
-            (counter.statements - before) / repeat, server, body)
+    with counter.detached():
+        server = backend_cpu(db)
+        for _ in range(repeat):
+            start_cpu, start = time.process_time(), time.perf_counter()
+            call(app, query)
+            cpu.append((time.process_time() - start_cpu) * 1000)
+            wall.append((time.perf_counter() - start) * 1000)
+        if server is not None:
+            server = (backend_cpu(db) - server) * 1000 / repeat
+    return (statistics.median(cpu), statistics.median(wall), statements,
+            server, body)
 
 
 def plans(app, db, query, runs=7):

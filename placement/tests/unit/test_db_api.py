@@ -68,6 +68,12 @@ class CreateEngineTests(testtools.TestCase):
         self.assertEqual((True, False),
                          (theirs.pool._pre_ping, ours.pool._pre_ping))
 
+    def test_no_green_thread_yield_on_checkin(self):
+        # oslo.db's thread_checkin sleeps at every checkin for eventlet;
+        # our servers run OS threads.
+        self.assertFalse(db_engine.oslo_db_arguments(
+            _group('mysql+pymysql://u@h/db'))['thread_checkin'])
+
     def test_connection_parameters_are_appended(self):
         engine = self._engine('mysql+pymysql://u@h/db?a=1',
                               connection_parameters='b=2&c=3')
