@@ -436,4 +436,52 @@ def parse_candidate_query(params, mv, pairs=None):
     return model.CandidateQuery(
         groups=groups, group_policy=group_policy,
         same_subtrees=same_subtrees, root_traits=root_traits, limit=limit,
-        nested_aware=mv >= microversion.NESTED_CANDIDATES)
+        nested_aware=mv >= microversion.NESTED_CANDIDATES,
+        name_checks=name_checks(pairs, groups,
+                                params.get('root_required', ()), mv))
+
+
+def name_checks(pairs, groups, root_values, mv):
+    """The model.NameCheck steps of a candidates query (see there): the
+    order in which the reference service finds a name unknown, or a
+    group that can match nothing, and stops. The query's (key, value)
+    ``pairs`` give the groups' order and their traits' order."""
+    checks = [model.NameCheck(None, model.TRAIT, name)
+              for name in _trait_order(root_values, mv)]
+    by_suffix = {group.suffix: group for group in groups}
+    required_values = {}
+    for key, value in pairs:
+        match = _GROUP_KEY_RE.match(key)
+        if match is None:
+            continue
+        name, suffix = match.groups()
+        if name == 'required':
+            required_values.setdefault(suffix, []).append(value)
+        required_values.setdefault(suffix, [])
+    for suffix, values in required_values.items():
+        group = by_suffix.get(suffix)
+        if group is None:
+            continue
+        checks += [model.NameCheck(suffix, model.CLASS, rc)
+                   for rc, _ in group.resources]
+        checks += [model.NameCheck(suffix, model.AGGREGATES, uuids)
+                   for uuids in group.aggregates.required]
+        checks += [model.NameCheck(suffix, model.TRAIT, name)
+                   for name in _trait_order(values, mv)]
+    return tuple(checks)
+
+
+def _trait_order(values, mv):
+    """The trait names of one key's values (as parse_required reads
+    them): required ones in the order written, then forbidden ones."""
+    if mv < microversion.ANY_TRAITS:
+        values = values[-1:]
+    required, forbidden = [], []
+    for value in values:
+        if value.startswith('in:'):
+            required += _split_names(value[len('in:'):])
+            continue
+        for item in _split_names(value):
+            (forbidden if item.startswith('!') else required).append(
+                item.lstrip('!'))
+    return required + forbidden

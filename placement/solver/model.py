@@ -131,6 +131,26 @@ class RequestGroup:
         return self.suffix != ''
 
 
+class NameCheck(typing.NamedTuple):
+    """One step of the checks that the names of a candidates query
+    exist, in the reference service's order: the root_required traits
+    (suffix None), then group by group in the order the query first
+    names each, its classes, then its member_of any-of sets, then its
+    traits (required ones, then forbidden ones).
+
+    kind: CLASS or TRAIT (``value`` a name: unknown is a 400), or
+    AGGREGATES (``value`` a frozenset of uuids: none known, and nothing
+    can match).
+    """
+
+    suffix: typing.Optional[str]
+    kind: str
+    value: typing.Union[str, frozenset]
+
+
+CLASS, TRAIT, AGGREGATES = 'class', 'trait', 'aggregates'
+
+
 @dataclasses.dataclass(frozen=True)
 class CandidateQuery:
     """Everything a GET /allocation_candidates asks, version resolved.
@@ -145,6 +165,10 @@ class CandidateQuery:
     root_traits: TraitFilter = TraitFilter()
     limit: typing.Optional[int] = None
     nested_aware: bool = True
+    # The names in the order the reference service checks that they
+    # exist (NameCheck, one each); not part of the query's identity.
+    name_checks: typing.Tuple['NameCheck', ...] = dataclasses.field(
+        default=(), compare=False, repr=False)
 
     @property
     def resource_classes(self):

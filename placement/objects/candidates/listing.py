@@ -9,7 +9,9 @@ import dataclasses
 import typing
 
 from placement.db import api as db_api
+from placement import exception
 from placement.objects.candidates import gather as gather_mod
+from placement.objects.candidates import plan as plan_mod
 from placement import solver
 from placement.solver import model
 from placement.solver import order
@@ -65,19 +67,51 @@ def list_candidates(ctx, query: model.CandidateQuery,
     # ended around them (db.api.reader): a round trip fewer on MariaDB,
     # two on PostgreSQL.
     with db_api.reader(ctx, snapshot=False) as conn:
-        for part in gather_mod.gather(conn, query, options, found):
-            count = None if cap is None else cap - len(found)
-            found += solver.solve(part.snapshot, part.solver_query, options,
-                                  dedup, count)
-            seen.add(part)
-            if cap is not None and len(found) >= cap:
-                break
+        try:
+            for part in gather_mod.gather(conn, query, options, found):
+                count = None if cap is None else cap - len(found)
+                found += solver.solve(part.snapshot, part.solver_query,
+                                      options, dedup, count)
+                seen.add(part)
+                if cap is not None and len(found) >= cap:
+                    break
+        except plan_mod.NothingMatches:
+            return CandidateResult((), {}, ())
+        except (exception.ResourceClassNotFound,
+                exception.TraitNotFound) as exc:
+            if not _one_matches_nothing(conn, query, options,
+                                        getattr(exc, 'groups_before', ())):
+                raise
+            return CandidateResult((), {}, ())
     summaries = _summaries(found, seen, query.nested_aware, with_traits)
     if not summary_classes_all:
         summaries = [summaries_mod.restrict_classes(s, query.resource_classes)
                      for s in summaries]
     uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
     return CandidateResult(tuple(found), uuids, tuple(summaries))
+
+
+def _one_matches_nothing(conn, query, options, suffixes) -> bool:
+    """Whether one of the groups ``suffixes`` of ``query``, each asked
+    alone, has no candidate: the reference service searches group by
+    group, and answers empty at the first group that matches nothing,
+    before it reads a later group's unknown name."""
+    by_suffix = {group.suffix: group for group in query.groups}
+    for suffix in suffixes:
+        group = by_suffix[suffix]
+        if not group.resources:
+            continue
+        alone = model.CandidateQuery(groups=(group,), limit=1,
+                                     nested_aware=query.nested_aware)
+        found = []
+        for part in gather_mod.gather(conn, alone, options, found):
+            found += solver.solve(part.snapshot, part.solver_query, options,
+                                  set(), 1)
+            if found:
+                break
+        if not found:
+            return True
+    return False
 
 
 def _summaries(candidates, seen, nested_aware, with_traits):

@@ -47,11 +47,55 @@ class Lookups:
         None, None)
 
 
+class NothingMatches(Exception):
+    """A query that no provider can match, found while checking its
+    names: its answer is empty (see check_names)."""
+
+
+def _not_found(exc, query, suffix):
+    # The groups checked, whole, before the one with the unknown name.
+    order = []
+    for check in query.name_checks:
+        if check.suffix == suffix:
+            break
+        if check.suffix is not None and check.suffix not in order:
+            order.append(check.suffix)
+    exc.groups_before = tuple(order)
+    return exc
+
+
+def check_names(query, known_classes, trait_ids, agg_ids) -> None:
+    """Raise for the first unknown name in the reference service's order
+    (query.name_checks): ResourceClassNotFound or TraitNotFound naming
+    it, with ``groups_before``, the suffixes of the groups checked
+    before its own (the reference service answers empty when one of
+    them matches nothing: listing.py); or NothingMatches when a group's
+    member_of names no aggregate that exists before that.
+
+    A query without name_checks: the first missing class alphabetically,
+    else every missing trait.
+    """
+    for check in query.name_checks:
+        if check.kind == model.CLASS and check.value not in known_classes:
+            raise _not_found(exception.ResourceClassNotFound(
+                name=check.value), query, check.suffix)
+        if check.kind == model.TRAIT and check.value not in trait_ids:
+            raise _not_found(exception.TraitNotFound(names=check.value),
+                             query, check.suffix)
+        if check.kind == model.AGGREGATES and not (check.value & set(agg_ids)):
+            raise NothingMatches()
+    missing = sorted(query.resource_classes - known_classes)
+    if missing:
+        raise exception.ResourceClassNotFound(name=missing[0])
+    missing = sorted(query.trait_names - set(trait_ids))
+    if missing:
+        raise exception.TraitNotFound(names=', '.join(missing))
+
+
 def lookups_from_rows(rows, query) -> Lookups:
     """The Lookups of lookups_stmt's (kind, id, text, extra) rows.
 
-    Raises ResourceClassNotFound (the first missing name, alphabetically)
-    or TraitNotFound (every missing name) for names that do not exist.
+    Raises as check_names for names that do not exist.
     """
     class_names, trait_ids, agg_ids = {}, {}, {}
     sharing_ids, sharing_roots, sharing_aggs = set(), set(), {}
@@ -72,12 +116,10 @@ def lookups_from_rows(rows, query) -> Lookups:
             has_nested = row_id is not None
         elif kind == 'r':
             id_range = (row_id, extra)
-    missing = sorted(query.resource_classes - set(class_names.values()))
-    if missing:
-        raise exception.ResourceClassNotFound(name=missing[0])
-    missing = sorted(query.trait_names - set(trait_ids))
-    if missing:
-        raise exception.TraitNotFound(names=', '.join(missing))
+    known_classes = set(class_names.values())
+    if (query.resource_classes - known_classes
+            or query.trait_names - set(trait_ids)):
+        check_names(query, known_classes, trait_ids, agg_ids)
     return Lookups(class_names, trait_ids, agg_ids, frozenset(sharing_ids),
                    frozenset(sharing_roots),
                    {k: frozenset(v) for k, v in sharing_aggs.items()},

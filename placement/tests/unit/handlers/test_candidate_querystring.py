@@ -227,3 +227,38 @@ class TestRepeatedKeys(unittest.TestCase):
                         '&group_policy=none&same_subtree=_3,_3'
                         '&same_subtree=_4,_3',
                         "['_3', '_4'] not found in ['_1', '_2']")
+
+
+class TestNameChecks(unittest.TestCase):
+    """The order in which the names' existence is checked."""
+
+    def test_root_traits_then_groups_in_the_order_first_named(self):
+        query = parse('required_B=T2&resources_A=MEMORY_MB:1'
+                      '&resources_B=VCPU:1&resources=DISK_GB:1'
+                      '&root_required=R1,!R2&group_policy=none')
+        self.assertEqual([
+            (None, model.TRAIT, 'R1'), (None, model.TRAIT, 'R2'),
+            ('_B', model.CLASS, 'VCPU'), ('_B', model.TRAIT, 'T2'),
+            ('_A', model.CLASS, 'MEMORY_MB'), ('', model.CLASS, 'DISK_GB'),
+        ], [tuple(check) for check in query.name_checks])
+
+    def test_classes_member_of_then_required_then_forbidden_traits(self):
+        query = parse('required=!F1,T2&member_of=in:%s&required=in:T3,T1'
+                      '&resources=VCPU:1,DISK_GB:2' % AGG)
+        self.assertEqual([
+            model.CLASS, model.CLASS, model.AGGREGATES, model.TRAIT,
+            model.TRAIT, model.TRAIT, model.TRAIT,
+        ], [check.kind for check in query.name_checks])
+        self.assertEqual(['VCPU', 'DISK_GB'], [
+            check.value for check in query.name_checks[:2]])
+        self.assertEqual(['T2', 'T3', 'T1', 'F1'], [
+            check.value for check in query.name_checks[3:]])
+
+    def test_before_1_39_the_last_required_value(self):
+        query = parse('resources=VCPU:1&required=A&required=B', (1, 38))
+        self.assertEqual(['VCPU', 'B'], [
+            check.value for check in query.name_checks])
+
+    def test_not_part_of_the_query_identity(self):
+        self.assertEqual(parse('resources=VCPU:1&required=A,B'),
+                         parse('resources=VCPU:1&required=B,A'))
