@@ -123,6 +123,16 @@ candidates upstream returns follows its hash seed too: there N of the
 candidates upstream gives without the limit, with the provider summaries
 of those, are accepted.
 
+A GET ``/allocation_candidates`` naming several unknown traits in one
+``required=in:`` list (or several forbidden ones) is refused with one of
+them named, and which one upstream names follows its hash seed as well;
+this service names the first written. Elsewhere both name the same
+unknown class or trait: the first in the order upstream checks them
+(``root_required``, then group by group in the order the query first
+names each group, a group's classes before its traits), and both answer
+empty, not 400, when a group checked before the unknown name matches
+nothing.
+
 It differs on purpose only where upstream answers ``500 Internal Server
 Error``, over-commits a provider or leaves a stray row behind. Those cases
 are listed here.
