@@ -82,6 +82,13 @@ class PlacementApiCommandTest(unittest.TestCase):
                       'password requires', err.splitlines()[-1])
 
 
+def _interruptible():
+    # Ctrl-C as in a terminal even when the suite itself runs with SIGINT
+    # ignored (a background job of a script, nohup): Python turns SIGINT
+    # into KeyboardInterrupt only when it starts with the default action.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_and_stop(here):
     """(stdout lines, stderr lines) of placement-api in embedded mode in
     ``here``, from its start until it says it serves, then interrupted
@@ -89,7 +96,8 @@ def _start_and_stop(here):
     proc = subprocess.Popen(
         [sys.executable, SCRIPT, '--port', '0'], cwd=here,
         env=_environ(here), stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_interruptible)
     timer = threading.Timer(TIMEOUT, proc.kill)
     timer.start()
     try:
