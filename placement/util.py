@@ -389,6 +389,13 @@ def _render_deferred(value):
     raise TypeError('%r is not JSON serializable' % (value,))
 
 
+def encoded(value):
+    """``value`` encoded once, as a part of later answers: a value many
+    items of an answer share (the same resources of a thousand alike
+    providers) is then copied, not encoded again, each time."""
+    return orjson.Fragment(orjson.dumps(value))
+
+
 def render_json(body):
     """The UTF-8 JSON bytes of ``body`` (plain values and Deferred
     items): the one encoder of every JSON answer."""

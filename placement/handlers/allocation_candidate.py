@@ -93,8 +93,11 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
             shape = candidate.shape
             ordered = shapes.get(id(shape))
             if ordered is None:
-                ordered = shapes[id(shape)] = _in_group_order(
+                by_rank, in_order = _in_group_order(
                     shape.allocations, shape.mappings, listing)
+                ordered = shapes[id(shape)] = ({
+                    rank: util.encoded(resources)
+                    for rank, resources in by_rank.items()}, in_order)
             ids = candidate.ids
 
             def name(rank):
@@ -130,9 +133,9 @@ def _summary_renderer(with_traits, with_tree):
     def render(summary):
         resources = resources_of.get(id(summary.resources))
         if resources is None:
-            resources = resources_of[id(summary.resources)] = {
+            resources = resources_of[id(summary.resources)] = util.encoded({
                 rc: {'capacity': capacity, 'used': used}
-                for rc, (capacity, used) in summary.resources.items()}
+                for rc, (capacity, used) in summary.resources.items()})
         body = {'resources': resources}
         if with_traits:
             body['traits'] = list(summary.traits)
