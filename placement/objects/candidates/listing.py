@@ -33,6 +33,10 @@ class CandidateResult:
     summaries: typing.Tuple[summaries_mod.ProviderSummary, ...]
 
 
+# The answer of a query that matches nothing.
+_NOTHING = CandidateResult((), {}, ())
+
+
 @dataclasses.dataclass
 class _Seen:
     """What the chunks read, merged."""
@@ -58,8 +62,7 @@ def list_candidates(ctx, query: model.CandidateQuery,
     (else only the classes asked for); with_traits: they list traits.
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
-    cap = order.cap(query.limit, options.max_candidates)
-    found, dedup, seen = [], set(), _Seen()
+    seen = _Seen()
     # Each statement may read a snapshot of its own (as PostgreSQL's READ
     # COMMITTED gives anyway): the reads are written for it (a class
     # newer than the lookups is not listed, memory.py's generations, a
@@ -68,27 +71,37 @@ def list_candidates(ctx, query: model.CandidateQuery,
     # two on PostgreSQL.
     with db_api.reader(ctx, snapshot=False) as conn:
         try:
-            for part in gather_mod.gather(conn, query, options, found):
-                count = None if cap is None else cap - len(found)
-                found += solver.solve(part.snapshot, part.solver_query,
-                                      options, dedup, count)
-                seen.add(part)
-                if cap is not None and len(found) >= cap:
-                    break
+            found = _search(conn, query, options, seen)
         except plan_mod.NothingMatches:
-            return CandidateResult((), {}, ())
+            return _NOTHING
         except (exception.ResourceClassNotFound,
                 exception.TraitNotFound) as exc:
             if not _one_matches_nothing(conn, query, options,
                                         getattr(exc, 'groups_before', ())):
                 raise
-            return CandidateResult((), {}, ())
+            return _NOTHING
     summaries = _summaries(found, seen, query.nested_aware, with_traits)
     if not summary_classes_all:
         summaries = [summaries_mod.restrict_classes(s, query.resource_classes)
                      for s in summaries]
     uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
     return CandidateResult(tuple(found), uuids, tuple(summaries))
+
+
+def _search(conn, query, options, seen) -> list:
+    """The candidates of ``query`` up to its cap (limit,
+    max_allocation_candidates), solved chunk by chunk as gather reads
+    them; what each chunk read is added to ``seen``."""
+    cap = order.cap(query.limit, options.max_candidates)
+    found, dedup = [], set()
+    for part in gather_mod.gather(conn, query, options, found):
+        count = None if cap is None else cap - len(found)
+        found += solver.solve(part.snapshot, part.solver_query, options,
+                              dedup, count)
+        seen.add(part)
+        if cap is not None and len(found) >= cap:
+            break
+    return found
 
 
 def _one_matches_nothing(conn, query, options, suffixes) -> bool:
@@ -103,13 +116,7 @@ def _one_matches_nothing(conn, query, options, suffixes) -> bool:
             continue
         alone = model.CandidateQuery(groups=(group,), limit=1,
                                      nested_aware=query.nested_aware)
-        found = []
-        for part in gather_mod.gather(conn, alone, options, found):
-            found += solver.solve(part.snapshot, part.solver_query, options,
-                                  set(), 1)
-            if found:
-                break
-        if not found:
+        if not _search(conn, alone, options, _Seen()):
             return True
     return False
 
