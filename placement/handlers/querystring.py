@@ -437,37 +437,27 @@ def parse_candidate_query(params, mv, pairs=None):
         groups=groups, group_policy=group_policy,
         same_subtrees=same_subtrees, root_traits=root_traits, limit=limit,
         nested_aware=mv >= microversion.NESTED_CANDIDATES,
-        name_checks=name_checks(pairs, groups,
-                                params.get('root_required', ()), mv))
+        name_checks=name_checks(params, pairs, groups, mv))
 
 
-def name_checks(pairs, groups, root_values, mv):
+def name_checks(params, pairs, groups, mv):
     """The model.NameCheck steps of a candidates query (see there): the
     order in which the reference service finds a name unknown, or a
-    group that can match nothing, and stops. The query's (key, value)
-    ``pairs`` give the groups' order and their traits' order."""
+    group that can match nothing, and stops. The groups come in the
+    order the query's (key, value) ``pairs`` first name each; traits in
+    the order of their key's values in ``params``."""
     checks = [model.NameCheck(None, model.TRAIT, name)
-              for name in _trait_order(root_values, mv)]
+              for name in _trait_order(params.get('root_required', ()), mv)]
     by_suffix = {group.suffix: group for group in groups}
-    required_values = {}
-    for key, value in pairs:
-        match = _GROUP_KEY_RE.match(key)
-        if match is None:
-            continue
-        name, suffix = match.groups()
-        if name == 'required':
-            required_values.setdefault(suffix, []).append(value)
-        required_values.setdefault(suffix, [])
-    for suffix, values in required_values.items():
-        group = by_suffix.get(suffix)
-        if group is None:
-            continue
+    matches = filter(None, (_GROUP_KEY_RE.match(key) for key, _ in pairs))
+    for suffix in dict.fromkeys(match.group(2) for match in matches):
+        group = by_suffix[suffix]
         checks += [model.NameCheck(suffix, model.CLASS, rc)
                    for rc, _ in group.resources]
         checks += [model.NameCheck(suffix, model.AGGREGATES, uuids)
                    for uuids in group.aggregates.required]
-        checks += [model.NameCheck(suffix, model.TRAIT, name)
-                   for name in _trait_order(values, mv)]
+        checks += [model.NameCheck(suffix, model.TRAIT, name) for name in
+                   _trait_order(params.get('required' + suffix, ()), mv)]
     return tuple(checks)
 
 
