@@ -168,7 +168,7 @@ def render(before, after) -> str:
     (old, _), (new, order) = before, after
     lines = ['| figure | before ours | before upstream | before ratio | '
              'after ours | after upstream | after ratio | '
-             'after/before (ours) |', '|---|' * 1 + '---|' * 7]
+             'after/before (ours) |', '|' + '---|' * 8]
     section = None
     for key in order:
         if key not in old:
