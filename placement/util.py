@@ -378,9 +378,28 @@ class Deferred:
         self.render, self.item = render, item
 
 
+# Lists up to this long are rendered at once: the encoder's call back
+# for each Deferred item costs more than the few dicts held (flat
+# GET /allocation_candidates, 250 candidates and 250 summaries: 0.63 ms
+# of rendering against 0.50, tools/profile candidates).
+EAGER_ITEMS = 1000
+
+
 def deferred(render, items):
-    """[Deferred(render, item) for each of ``items``]."""
+    """The JSON values of ``items`` by ``render``, each rendered only
+    when the encoder reaches it (Deferred), unless there are at most
+    EAGER_ITEMS of them: then rendered now."""
+    if len(items) <= EAGER_ITEMS:
+        return [render(item) for item in items]
     return [Deferred(render, item) for item in items]
+
+
+def deferred_values(render, pairs):
+    """{key: the JSON value of ``item`` by ``render``} of the (key, item)
+    ``pairs``, deferred as ``deferred`` does."""
+    if len(pairs) <= EAGER_ITEMS:
+        return {key: render(item) for key, item in pairs}
+    return {key: Deferred(render, item) for key, item in pairs}
 
 
 def _render_deferred(value):

@@ -147,9 +147,9 @@ def _summary_renderer(with_traits, with_tree):
 
 
 def _render(result, mv, listing):
-    """The response body; candidates and summaries are rendered as the
-    encoder reaches them (util.Deferred): 12,500 candidates as one tree
-    of dicts would hold some 25 MB. ``listing``:
+    """The response body; in a large answer candidates and summaries are
+    rendered as the encoder reaches them (util.deferred): 12,500
+    candidates as one tree of dicts would hold some 25 MB. ``listing``:
     querystring.listing_order of the query.
     """
     render_request = _request_renderer(
@@ -161,9 +161,9 @@ def _render(result, mv, listing):
     return {
         'allocation_requests': util.deferred(render_request,
                                              result.candidates),
-        'provider_summaries': {
-            summary.uuid: util.Deferred(render_summary, summary)
-            for summary in result.summaries},
+        'provider_summaries': util.deferred_values(
+            render_summary,
+            [(summary.uuid, summary) for summary in result.summaries]),
     }
 
 

@@ -79,8 +79,9 @@ def _render_provider(req, mv, provider):
 
 
 def _render_provider_list(req, mv, rows):
-    """The list's body; each provider (a row of provider_list) is
-    rendered as the encoder reaches it (util.Deferred)."""
+    """The list's body; in a large list each provider (a row of
+    provider_list) is rendered as the encoder reaches it
+    (util.deferred)."""
     render = _provider_renderer(req, mv)
     return {'resource_providers': util.deferred(
         lambda row: render(row[0], row[1], row[2] or 0, row[3], row[4]),
