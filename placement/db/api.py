@@ -29,6 +29,7 @@ import sqlalchemy as sa
 
 from placement.db import driver
 from placement.db import engine as db_engine
+from placement.db import in_lists
 from placement.db import retry
 from placement.db import round_trips
 from placement import exception
@@ -237,21 +238,13 @@ def reader(ctx, snapshot: bool = True):
                 driver.end_read(trans)
 
 
-def _lock_stmt(column):
-    """SELECT <column> FROM <table> WHERE <column> IN (:values)
+@functools.lru_cache(maxsize=64)
+def _lock_stmt(column, slots):
+    """SELECT <column> FROM <table> WHERE <column> IN (:values_0, ...)
     ORDER BY <column> FOR UPDATE              (PostgreSQL: FOR NO KEY UPDATE)
     """
-    stmt = _LOCKS.get(column)
-    if stmt is None:
-        stmt = _LOCKS[column] = (
-            sa.select(column)
-            .where(column.in_(sa.bindparam('values', expanding=True)))
+    return (sa.select(column).where(in_lists.in_(column, 'values', slots))
             .order_by(column).with_for_update(key_share=True))
-    return stmt
-
-
-# {column: its _lock_stmt}
-_LOCKS = {}
 
 
 def _lock_sql(conn, column, values):
@@ -280,7 +273,8 @@ def lock_then_read(conn, column, values, read_stmt, params) -> list:
         if round_trips.is_ours(conn):
             return round_trips.lock_then_read(
                 conn, _lock_sql(conn, column, values), read_stmt, params)
-        conn.execute(_lock_stmt(column), {'values': values}).all()
+        conn.execute(_lock_stmt(column, in_lists.size(values)),
+                     in_lists.bind('values', values)).all()
     return conn.execute(read_stmt, params).all()
 
 

@@ -12,6 +12,7 @@ import typing
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import in_lists
 from placement.db import models
 from placement.objects import _sql
 from placement.objects import landed
@@ -66,12 +67,13 @@ def fetch_provider_aggregates(conn, provider_id) -> list:
     return [row.uuid for row in rows]
 
 
-def select_named_and_linked_stmt():
+@functools.lru_cache(maxsize=32)
+def select_named_and_linked_stmt(slots):
     """The aggregates named (by uuid) and the provider's aggregate ids,
     in one round trip.
 
     SELECT agg.uuid, agg.id FROM placement_aggregates agg
-    WHERE agg.uuid IN (:uuids)
+    WHERE agg.uuid IN (:uuids_0, ...)  -- ``slots`` of them (db.in_lists)
     UNION ALL
     SELECT NULL, rpa.aggregate_id FROM resource_provider_aggregates rpa
     WHERE rpa.resource_provider_id = :rp_id
@@ -80,12 +82,9 @@ def select_named_and_linked_stmt():
     rpa = models.resource_provider_aggregates
     return sa.union_all(
         sa.select(agg.c.uuid, agg.c.id).where(
-            agg.c.uuid.in_(sa.bindparam('uuids', expanding=True))),
+            in_lists.in_(agg.c.uuid, 'uuids', slots)),
         sa.select(sa.null(), rpa.c.aggregate_id).where(
             rpa.c.resource_provider_id == sa.bindparam('rp_id')))
-
-
-_NAMED_AND_LINKED = select_named_and_linked_stmt()
 
 
 def ensure_aggregate_ids(conn, uuids, rows) -> dict:
@@ -113,8 +112,11 @@ def ensure_aggregate_ids(conn, uuids, rows) -> dict:
 
 def replace_provider_aggregates(conn, provider_id, uuids) -> None:
     """Make ``uuids`` exactly the aggregates of one provider."""
-    rows = conn.execute(_NAMED_AND_LINKED, {'uuids': sorted(set(uuids)),
-                                            'rp_id': provider_id}).all()
+    values = sorted(set(uuids))
+    params = in_lists.bind('uuids', values)
+    params['rp_id'] = provider_id
+    rows = conn.execute(select_named_and_linked_stmt(in_lists.size(values)),
+                        params).all()
     named = [row for row in rows if row.uuid is not None]
     current = {row.id for row in rows if row.uuid is None}
     wanted = ensure_aggregate_ids(conn, uuids, named)

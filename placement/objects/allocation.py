@@ -34,6 +34,7 @@ A lost provider race is retried in a fresh transaction, up to
 import collections
 import dataclasses
 import datetime
+import functools
 import random
 import time
 import typing
@@ -42,6 +43,7 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import backend
+from placement.db import in_lists
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
@@ -309,7 +311,8 @@ def check_consumer_generations(requests, consumers, fold=None) -> None:
         generations.setdefault(key, 0)
 
 
-def select_consumers_with_allocations_stmt():
+@functools.lru_cache(maxsize=64)
+def select_consumers_with_allocations_stmt(uuid_slots, named_slots):
     """Consumers (by uuid) with each of their allocation rows, and the ids
     of every name the write refers to, in one round trip.
 
@@ -320,14 +323,16 @@ def select_consumers_with_allocations_stmt():
     FROM consumers c JOIN projects p ... JOIN users u ...
     LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
     LEFT JOIN allocations a ON a.consumer_id = c.uuid
-    WHERE c.uuid IN (:uuids)
+    WHERE c.uuid IN (:uuids_0, ...)
     UNION ALL SELECT 'class', name, id, NULL, ... FROM resource_classes
-              WHERE name IN (:class)
+              WHERE name IN (:class_0, ...)
     UNION ALL ... (projects, users, consumer types:
                    consumer.named_id_selects)
 
     Allocations always have their consumer row (both are written in one
     transaction; the online data migration made rows for older ones).
+    ``uuid_slots``, ``named_slots``: the sizes of the IN lists
+    (db.in_lists), the latter as (kind, size) pairs.
     """
     a = models.allocations
     consumers = consumer_obj.select_consumers_stmt().subquery('c')
@@ -341,12 +346,10 @@ def select_consumers_with_allocations_stmt():
         a.c.resource_class_id, a.c.used,
     ).select_from(consumers.outerjoin(
         a, a.c.consumer_id == consumers.c.uuid)).where(
-        consumers.c.uuid.in_(sa.bindparam('uuids', expanding=True)))
+        in_lists.in_(consumers.c.uuid, 'uuids', uuid_slots))
     padding = [sa.null() for _ in range(10)]
-    return sa.union_all(found, *consumer_obj.named_id_selects(padding))
-
-
-_CONSUMERS_WITH_ALLOCATIONS = select_consumers_with_allocations_stmt()
+    return sa.union_all(found, *consumer_obj.named_id_selects(
+        dict(named_slots), padding))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -364,17 +367,21 @@ def _fetch_consumers(conn, requests):
     after locking the rows of the providers added to."""
     consumers = {}
     old_rows = []
-    named = []
-    params = consumer_obj.named_params(
+    values = consumer_obj.named_values(
         {rc for request in requests for _, rc, _ in request.resources},
         {request.project_id for request in requests},
         {request.user_id for request in requests},
         {request.consumer_type for request in requests
          if request.consumer_type})
-    params['uuids'] = sorted({request.consumer_uuid for request in requests})
+    uuids = sorted({request.consumer_uuid for request in requests})
+    stmt = select_consumers_with_allocations_stmt(
+        in_lists.size(uuids),
+        tuple((kind, in_lists.size(names)) for kind, names in values.items()))
+    params = in_lists.bind_all(dict(values, uuids=uuids))
+    named = []
     added_to = {rp for request in requests for rp, _, _ in request.resources}
     for row in resource_provider.lock_then_read(
-            conn, added_to, _CONSUMERS_WITH_ALLOCATIONS, params):
+            conn, added_to, stmt, params):
         if row.kind != 'consumer':
             named.append(row)
             continue
@@ -406,7 +413,8 @@ class _Seen:
     generation: int
 
 
-def select_providers_stock_stmt():
+@functools.lru_cache(maxsize=64)
+def select_providers_stock_stmt(uuid_slots, id_slots):
     """Providers' generations and, in the same statement, their stock.
 
     SELECT rp.id, rp.uuid, rp.generation, inv.resource_class_id,
@@ -416,7 +424,7 @@ def select_providers_stock_stmt():
               AND a.resource_class_id = inv.resource_class_id) AS used
     FROM resource_providers rp
     LEFT JOIN inventories inv ON inv.resource_provider_id = rp.id
-    WHERE rp.uuid IN (:uuids) OR rp.id IN (:ids)
+    WHERE rp.uuid IN (:uuids_0, ...) OR rp.id IN (:ids_0, ...)
 
     One statement reads one snapshot at every isolation level, so the
     usage is never newer than the generations it is checked against:
@@ -437,11 +445,8 @@ def select_providers_stock_stmt():
     ).select_from(
         rp.outerjoin(inv, inv.c.resource_provider_id == rp.c.id),
     ).where(sa.or_(
-        rp.c.uuid.in_(sa.bindparam('uuids', expanding=True)),
-        rp.c.id.in_(sa.bindparam('ids', expanding=True))))
-
-
-_PROVIDERS_STOCK = select_providers_stock_stmt()
+        in_lists.in_(rp.c.uuid, 'uuids', uuid_slots),
+        in_lists.in_(rp.c.id, 'ids', id_slots)))
 
 
 def _fetch_providers(conn, uuids, ids):
@@ -454,8 +459,10 @@ def _fetch_providers(conn, uuids, ids):
         return {}, {}
     providers = {}
     stock = {}
-    for row in conn.execute(_PROVIDERS_STOCK, {'uuids': sorted(set(uuids)),
-                                               'ids': sorted(ids)}):
+    lists = {'uuids': sorted(set(uuids)), 'ids': sorted(ids)}
+    stmt = select_providers_stock_stmt(in_lists.size(lists['uuids']),
+                                       in_lists.size(lists['ids']))
+    for row in conn.execute(stmt, in_lists.bind_all(lists)):
         providers[row.id] = _Seen(row.uuid, row.generation or 0)
         if row.resource_class_id is not None:
             stock[(row.id, row.resource_class_id)] = _Stock(

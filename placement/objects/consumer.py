@@ -12,6 +12,7 @@ import typing
 
 import sqlalchemy as sa
 
+from placement.db import in_lists
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
@@ -98,22 +99,25 @@ class Names:
     types: typing.Dict[str, int]
 
 
-def named_id_selects(padding=()):
-    """The four lookups, one SELECT each (expanding binds, empty allowed),
-    each followed by the columns of ``padding`` (for a wider UNION).
+def named_id_selects(sizes, padding=()):
+    """The four lookups, one SELECT each, each followed by the columns of
+    ``padding`` (for a wider UNION); ``sizes``: {kind: its IN list's
+    size (db.in_lists)}, bound with ``named_values``.
 
-    SELECT 'class', name, id FROM resource_classes WHERE name IN (:class)
+    SELECT 'class', name, id FROM resource_classes
+    WHERE name IN (:class_0, ...)
     """
     return [
         sa.select(sa.literal(kind, sa.String).label('kind'),
                   sa.cast(table.c[column], sa.String(255)).label('name'),
                   table.c.id, *padding)
-        .where(table.c[column].in_(sa.bindparam(kind, expanding=True)))
+        .where(in_lists.in_(table.c[column], kind, sizes[kind]))
         for kind, table, column in _NAMED]
 
 
-def named_params(classes, projects, users, types) -> dict:
-    """The bound values of ``named_id_selects``."""
+def named_values(classes, projects, users, types) -> dict:
+    """{kind: its values} of ``named_id_selects``: db.in_lists.size and
+    bind_all them."""
     return {'class': sorted(set(classes)), 'project': sorted(set(projects)),
             'user': sorted(set(users)), 'type': sorted(set(types))}
 

@@ -18,6 +18,7 @@ from oslo_log import log as logging
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import in_lists
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
@@ -129,7 +130,8 @@ class _Current:
     usages: typing.Dict[str, int]             # of the classes named
 
 
-def select_current_stmt():
+@functools.lru_cache(maxsize=32)
+def select_current_stmt(slots):
     """One provider's inventories and the classes a write names, each with
     the provider's usage of it, in one round trip.
 
@@ -142,7 +144,9 @@ def select_current_stmt():
     WHERE inv.resource_provider_id = :rp_id
     UNION ALL
     SELECT rc.id, rc.name, NULL, ..., NULL, (same usage) FROM
-    resource_classes rc WHERE rc.name IN (:names)
+    resource_classes rc WHERE rc.name IN (:names_0, ...)
+
+    ``slots``: the size of the IN list (db.in_lists).
     """
     inv = models.inventories
     rc = models.resource_classes
@@ -162,11 +166,8 @@ def select_current_stmt():
     named = sa.select(
         rc.c.id, rc.c.name, *[sa.null() for _ in fields], used,
         sa.literal(0, sa.Integer),
-    ).where(rc.c.name.in_(sa.bindparam('names', expanding=True)))
+    ).where(in_lists.in_(rc.c.name, 'names', slots))
     return sa.union_all(stored, named)
-
-
-_SELECT_CURRENT = select_current_stmt()
 
 
 def fetch_current(conn, provider_id, names) -> _Current:
@@ -177,8 +178,9 @@ def fetch_current(conn, provider_id, names) -> _Current:
     # A name no database can hold (a lone surrogate) is unknown without
     # asking the database.
     storable = sorted({name for name in names if _sql.encodable(name)})
-    rows = conn.execute(_SELECT_CURRENT, {'rp_id': provider_id,
-                                          'names': storable})
+    params = in_lists.bind('names', storable)
+    params['rp_id'] = provider_id
+    rows = conn.execute(select_current_stmt(in_lists.size(storable)), params)
     # Class id order, as fetch_inventories reads them.
     for row in sorted(rows, key=lambda row: row.id):
         class_ids[row.resource_class] = row.id

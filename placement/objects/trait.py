@@ -13,6 +13,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import in_lists
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
@@ -256,13 +257,13 @@ def _expect_traits(provider_uuid, generation, wanted_ids):
     landed.expect_provider(provider_uuid, generation, matches)
 
 
-@functools.cache
-def select_named_and_linked_stmt():
+@functools.lru_cache(maxsize=32)
+def select_named_and_linked_stmt(slots):
     """The traits named (by id, as the GET lists them) and the provider's
     trait ids, in one round trip.
 
     SELECT t.id, t.name, t.created_at, t.updated_at, 1 AS is_named
-    FROM traits t WHERE t.name IN (:names)
+    FROM traits t WHERE t.name IN (:names_0, ...)   -- ``slots`` (db.in_lists)
     UNION ALL
     SELECT rpt.trait_id, NULL, NULL, NULL, 0
     FROM resource_provider_traits rpt WHERE rpt.resource_provider_id = :rp_id
@@ -273,7 +274,7 @@ def select_named_and_linked_stmt():
     named = sa.select(
         trait.c.id, trait.c.name, trait.c.created_at, trait.c.updated_at,
         sa.literal(1, sa.Integer).label('is_named'),
-    ).where(trait.c.name.in_(sa.bindparam('names', expanding=True)))
+    ).where(in_lists.in_(trait.c.name, 'names', slots))
     linked = sa.select(
         rpt.c.trait_id, sa.null(), sa.null(), sa.null(),
         sa.literal(0, sa.Integer),
@@ -285,9 +286,11 @@ def _fetch_named_and_linked(conn, provider_id, names):
     """([Trait named, by id], {their ids}, {the provider's trait ids});
     raise TraitNotFound naming the missing."""
     named, wanted, current = [], set(), set()
-    stmt = select_named_and_linked_stmt()
-    for row in conn.execute(stmt, {
-            'names': sorted(set(names)), 'rp_id': provider_id}):
+    values = sorted(set(names))
+    params = in_lists.bind('names', values)
+    params['rp_id'] = provider_id
+    stmt = select_named_and_linked_stmt(in_lists.size(values))
+    for row in conn.execute(stmt, params):
         if row.is_named:
             named.append(_trait_from_row(row))
             wanted.add(row.id)

@@ -7,6 +7,7 @@ transaction and return plain data; they never begin or commit.
 """
 import typing
 
+from placement.db import in_lists
 from placement.db import packed
 from placement.objects.candidates import memory
 from placement.objects.candidates import plan as plan_mod
@@ -26,8 +27,8 @@ class Read(typing.NamedTuple):
 
 
 def _lookups_stmt(query):
-    return statements.lookups_stmt(bool(query.trait_names),
-                                   bool(query.aggregate_uuids))
+    return statements.lookups_stmt(in_lists.size(query.trait_names),
+                                   in_lists.size(query.aggregate_uuids))
 
 
 def fetch_lookups(conn, query) -> plan_mod.Lookups:

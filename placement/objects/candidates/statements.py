@@ -20,6 +20,7 @@ import functools
 
 import sqlalchemy as sa
 
+from placement.db import in_lists
 from placement.db import models
 from placement.db import packed
 from placement.objects.candidates import plan as plan_mod
@@ -35,15 +36,15 @@ _ALLOC = models.allocations
 
 # --- the lookups ------------------------------------------------------------
 
-@functools.lru_cache(maxsize=8)
-def lookups_stmt(with_traits, with_aggregates):
+@functools.lru_cache(maxsize=32)
+def lookups_stmt(trait_slots, aggregate_slots):
     """One UNION ALL of (kind, id, text, extra) rows, a kind per letter:
 
     SELECT 'c', id, name, NULL FROM resource_classes
     UNION ALL SELECT 't', id, name, NULL FROM traits
-              WHERE name IN (:trait_names)                 -- with_traits
+              WHERE name IN (:trait_names_0, ...)        -- trait_slots
     UNION ALL SELECT 'a', id, uuid, NULL FROM placement_aggregates
-              WHERE uuid IN (:agg_uuids)               -- with_aggregates
+              WHERE uuid IN (:agg_uuids_0, ...)      -- aggregate_slots
     UNION ALL SELECT 's', l.resource_provider_id, NULL,
               (SELECT rp.root_provider_id FROM resource_providers rp
                WHERE rp.id = l.resource_provider_id)
@@ -60,19 +61,20 @@ def lookups_stmt(with_traits, with_aggregates):
 
     c: every class; t, a: the traits and aggregates named; s: the sharing
     providers and their roots; g: their aggregates; r: the provider id
-    range; n: a provider with a parent, if any.
+    range; n: a provider with a parent, if any. The slots: the sizes of
+    the IN lists (db.in_lists), 0 leaving the arm out.
     """
     rc, trait = models.resource_classes, models.traits
     agg = models.placement_aggregates
     arms = [sa.select(_kind('c'), rc.c.id, rc.c.name, _NO_ID)]
-    if with_traits:
+    if trait_slots:
         arms.append(sa.select(_kind('t'), trait.c.id, trait.c.name, _NO_ID)
-                    .where(trait.c.name.in_(
-                        sa.bindparam('trait_names', expanding=True))))
-    if with_aggregates:
+                    .where(in_lists.in_(trait.c.name, 'trait_names',
+                                        trait_slots)))
+    if aggregate_slots:
         arms.append(sa.select(_kind('a'), agg.c.id, agg.c.uuid, _NO_ID)
-                    .where(agg.c.uuid.in_(
-                        sa.bindparam('agg_uuids', expanding=True))))
+                    .where(in_lists.in_(agg.c.uuid, 'agg_uuids',
+                                        aggregate_slots)))
     arms += _sharing_arms()
     arms.append(sa.select(_kind('r'), sa.func.min(_RP.c.id), _NO_TEXT,
                           sa.func.max(_RP.c.id)))
@@ -120,8 +122,8 @@ def _sharing_arms():
 
 def lookups_params(query):
     """The bind values of lookups_stmt."""
-    return {'trait_names': sorted(query.trait_names),
-            'agg_uuids': sorted(query.aggregate_uuids)}
+    return in_lists.bind_all({'trait_names': sorted(query.trait_names),
+                              'agg_uuids': sorted(query.aggregate_uuids)})
 
 
 def pinned_root_stmt():
