@@ -34,7 +34,6 @@ A lost provider race is retried in a fresh transaction, up to
 import collections
 import dataclasses
 import datetime
-import functools
 import random
 import time
 import typing
@@ -43,10 +42,10 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import backend
-from placement.db import in_lists
 from placement.db import models
 from placement import exception
 from placement.objects import _sql
+from placement.objects import allocation_reads
 from placement.objects import consumer as consumer_obj
 from placement.objects import landed
 from placement.objects import resource_provider
@@ -120,18 +119,6 @@ class ProviderAllocations:
     provider: resource_provider.Provider
     allocations: typing.Tuple[Allocation, ...]
     consumer_generations: typing.Dict[str, int]
-
-
-@dataclasses.dataclass(frozen=True)
-class _Stock:
-    """One inventory plus what other consumers already use of it."""
-    total: int
-    reserved: int
-    min_unit: int
-    max_unit: int
-    step_size: int
-    allocation_ratio: float
-    used: int = 0
 
 
 # --- reads ----------------------------------------------------------------
@@ -241,10 +228,11 @@ def write_allocations(conn, requests) -> None:
     Raise ResourceProviderGenerationConflict when a provider changed
     since its generation was read (the caller must roll back).
     """
-    consumers, old_rows, names = _fetch_consumers(conn, requests)
+    consumers, old_rows, names = allocation_reads.fetch_consumers(
+        conn, requests)
     check_consumer_generations(requests, consumers, backend.key_fold(conn))
     # Upstream's order: missing provider, unknown class, capacity.
-    providers, stock = _fetch_providers(
+    providers, stock = allocation_reads.fetch_providers(
         conn, [rp for request in requests for rp, _, _ in request.resources],
         {row.resource_provider_id for row in old_rows})
     _check_classes(requests, names)
@@ -311,168 +299,12 @@ def check_consumer_generations(requests, consumers, fold=None) -> None:
         generations.setdefault(key, 0)
 
 
-@functools.lru_cache(maxsize=64)
-def select_consumers_with_allocations_stmt(uuid_slots, named_slots):
-    """Consumers (by uuid) with each of their allocation rows, and the ids
-    of every name the write refers to, in one round trip.
-
-    SELECT 'consumer' AS kind, c.uuid AS name, c.id, c.generation,
-           c.created_at, c.updated_at, p.external_id, u.external_id,
-           ct.name, a.id, a.resource_provider_id, a.resource_class_id,
-           a.used
-    FROM consumers c JOIN projects p ... JOIN users u ...
-    LEFT JOIN consumer_types ct ON ct.id = c.consumer_type_id
-    LEFT JOIN allocations a ON a.consumer_id = c.uuid
-    WHERE c.uuid IN (:uuids_0, ...)
-    UNION ALL SELECT 'class', name, id, NULL, ... FROM resource_classes
-              WHERE name IN (:class_0, ...)
-    UNION ALL ... (projects, users, consumer types:
-                   consumer.named_id_selects)
-
-    Allocations always have their consumer row (both are written in one
-    transaction; the online data migration made rows for older ones).
-    ``uuid_slots``, ``named_slots``: the sizes of the IN lists
-    (db.in_lists), the latter as (kind, size) pairs.
-    """
-    a = models.allocations
-    consumers = consumer_obj.select_consumers_stmt().subquery('c')
-    found = sa.select(
-        sa.literal('consumer', sa.String).label('kind'),
-        sa.cast(consumers.c.uuid, sa.String(255)).label('name'),
-        consumers.c.id, consumers.c.generation, consumers.c.created_at,
-        consumers.c.updated_at, consumers.c.project_external_id,
-        consumers.c.user_external_id, consumers.c.consumer_type,
-        a.c.id.label('allocation_id'), a.c.resource_provider_id,
-        a.c.resource_class_id, a.c.used,
-    ).select_from(consumers.outerjoin(
-        a, a.c.consumer_id == consumers.c.uuid)).where(
-        in_lists.in_(consumers.c.uuid, 'uuids', uuid_slots))
-    padding = [sa.null() for _ in range(10)]
-    return sa.union_all(found, *consumer_obj.named_id_selects(
-        dict(named_slots), padding))
-
-
-@dataclasses.dataclass(frozen=True)
-class _OldRow:
-    id: int
-    consumer_uuid: str
-    resource_provider_id: int
-    resource_class_id: int
-    used: int
-
-
-def _fetch_consumers(conn, requests):
-    """({uuid: Consumer}, [_OldRow], Names) for the consumers being
-    written and the names they refer to (the missing are absent), read
-    after locking the rows of the providers added to."""
-    consumers = {}
-    old_rows = []
-    values = consumer_obj.named_values(
-        {rc for request in requests for _, rc, _ in request.resources},
-        {request.project_id for request in requests},
-        {request.user_id for request in requests},
-        {request.consumer_type for request in requests
-         if request.consumer_type})
-    uuids = sorted({request.consumer_uuid for request in requests})
-    stmt = select_consumers_with_allocations_stmt(
-        in_lists.size(uuids),
-        tuple((kind, in_lists.size(names)) for kind, names in values.items()))
-    params = in_lists.bind_all(dict(values, uuids=uuids))
-    named = []
-    added_to = {rp for request in requests for rp, _, _ in request.resources}
-    for row in resource_provider.lock_then_read(
-            conn, added_to, stmt, params):
-        if row.kind != 'consumer':
-            named.append(row)
-            continue
-        if row.name not in consumers:
-            consumers[row.name] = consumer_obj.Consumer(
-                id=row.id, uuid=row.name,
-                project_id=row.project_external_id,
-                user_id=row.user_external_id, generation=row.generation,
-                consumer_type=row.consumer_type,
-                created_at=row.created_at, updated_at=row.updated_at)
-        if row.allocation_id is not None:
-            old_rows.append(_OldRow(row.allocation_id, row.name,
-                                    row.resource_provider_id,
-                                    row.resource_class_id, row.used))
-    return consumers, old_rows, consumer_obj.names_from_rows(named)
-
-
 def _check_classes(requests, names) -> None:
     """Raise ResourceClassNotFound for the body's first unknown class."""
     missing = [rc for request in requests for _, rc, _ in request.resources
                if rc not in names.classes]
     if missing:
         raise exception.ResourceClassNotFound(name=missing[0])
-
-
-@dataclasses.dataclass(frozen=True)
-class _Seen:
-    uuid: str
-    generation: int
-
-
-@functools.lru_cache(maxsize=64)
-def select_providers_stock_stmt(uuid_slots, id_slots):
-    """Providers' generations and, in the same statement, their stock.
-
-    SELECT rp.id, rp.uuid, rp.generation, inv.resource_class_id,
-           inv.total, ...,
-           (SELECT COALESCE(SUM(a.used), 0) FROM allocations a
-            WHERE a.resource_provider_id = inv.resource_provider_id
-              AND a.resource_class_id = inv.resource_class_id) AS used
-    FROM resource_providers rp
-    LEFT JOIN inventories inv ON inv.resource_provider_id = rp.id
-    WHERE rp.uuid IN (:uuids_0, ...) OR rp.id IN (:ids_0, ...)
-
-    One statement reads one snapshot at every isolation level, so the
-    usage is never newer than the generations it is checked against:
-    whoever changes it afterwards also bumps a generation we swap. The
-    usage subquery is answered from the (provider, class, used) index.
-    """
-    rp = models.resource_providers
-    inv = models.inventories
-    a = models.allocations
-    used = sa.select(sa.func.coalesce(sa.func.sum(a.c.used), 0)).where(
-        a.c.resource_provider_id == inv.c.resource_provider_id,
-        a.c.resource_class_id == inv.c.resource_class_id,
-    ).scalar_subquery()
-    return sa.select(
-        rp.c.id, rp.c.uuid, rp.c.generation, inv.c.resource_class_id,
-        inv.c.total, inv.c.reserved, inv.c.min_unit, inv.c.max_unit,
-        inv.c.step_size, inv.c.allocation_ratio, used.label('used'),
-    ).select_from(
-        rp.outerjoin(inv, inv.c.resource_provider_id == rp.c.id),
-    ).where(sa.or_(
-        in_lists.in_(rp.c.uuid, 'uuids', uuid_slots),
-        in_lists.in_(rp.c.id, 'ids', id_slots)))
-
-
-def _fetch_providers(conn, uuids, ids):
-    """({id: _Seen}, {(rp_id, rc_id): _Stock}) of providers named by uuid
-    or id, in one statement.
-
-    Raise AllocationProviderNotFound for the first unknown of ``uuids``.
-    """
-    if not uuids and not ids:
-        return {}, {}
-    providers = {}
-    stock = {}
-    lists = {'uuids': sorted(set(uuids)), 'ids': sorted(ids)}
-    stmt = select_providers_stock_stmt(in_lists.size(lists['uuids']),
-                                       in_lists.size(lists['ids']))
-    for row in conn.execute(stmt, in_lists.bind_all(lists)):
-        providers[row.id] = _Seen(row.uuid, row.generation or 0)
-        if row.resource_class_id is not None:
-            stock[(row.id, row.resource_class_id)] = _Stock(
-                row.total, row.reserved, row.min_unit, row.max_unit,
-                row.step_size, row.allocation_ratio, int(row.used))
-    seen = {seen.uuid for seen in providers.values()}
-    missing = [uuid for uuid in uuids if uuid not in seen]
-    if missing:
-        raise exception.AllocationProviderNotFound(uuid=missing[0])
-    return providers, stock
 
 
 def _demands(requests, providers, class_ids):

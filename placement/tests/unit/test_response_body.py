@@ -10,6 +10,7 @@ stack where no database is needed.
 """
 import unittest
 
+import orjson
 import webob
 import webob.exc
 
@@ -53,6 +54,28 @@ class TestHelpers(unittest.TestCase):
         self.assertEqual(1, len(chunks))
         self.assertEqual(int(util.json_response(None, MV, body)
                              .headers['Content-Length']), len(chunks[0]))
+
+    def test_small_lists_rendered_at_once_large_ones_deferred(self):
+        rendered = []
+
+        def render(n):
+            rendered.append(n)
+            return {'n': n}
+
+        small = util.deferred(render, range(util.EAGER_ITEMS))
+        self.assertEqual(util.EAGER_ITEMS, len(rendered))
+        large = util.deferred(render, range(util.EAGER_ITEMS + 1))
+        self.assertEqual(util.EAGER_ITEMS, len(rendered))
+        self.assertEqual(util.render_json(small)[:-1],
+                         util.render_json(large)[:-len(b',{"n":1000}]')])
+        self.assertEqual(2 * util.EAGER_ITEMS + 1, len(rendered))
+
+    def test_deferred_values_as_deferred(self):
+        for count in (3, util.EAGER_ITEMS + 1):
+            pairs = [('k%d' % n, n) for n in range(count)]
+            body = util.deferred_values(lambda n: [n], pairs)
+            self.assertEqual({key: [n] for key, n in pairs},
+                             orjson.loads(util.render_json(body)))
 
     def test_work_after_the_response_keeps_one_chunk(self):
         ran = []

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from placement.db import models
 from placement import exception
 from placement.objects import allocation as alloc_obj
+from placement.objects import allocation_reads as alloc_reads
 from placement.objects import consumer as consumer_obj
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
@@ -20,10 +21,10 @@ def stock(**fields):
     values = dict(total=4, reserved=0, min_unit=1, max_unit=4, step_size=1,
                   allocation_ratio=1.0, used=0)
     values.update(fields)
-    return alloc_obj._Stock(**values)
+    return alloc_reads.Stock(**values)
 
 
-PROVIDERS = {1: alloc_obj._Seen('rp-1', 0)}
+PROVIDERS = {1: alloc_reads.Seen('rp-1', 0)}
 CLASSES = {'VCPU': VCPU, 'DISK_GB': DISK}
 
 
