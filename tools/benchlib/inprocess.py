@@ -6,10 +6,11 @@ would serve it, noauth2. ``call`` sends one request straight to the WSGI
 callable (no HTTP). ``Statements`` counts, through SQLAlchemy's public
 events, the statements a request sends, the rows they return and its
 round trips: statements, COMMITs, ROLLBACKs (the pool's reset of a
-returned connection included) and the BEGIN psycopg2 sends before a
-statement outside a transaction; a driver that skips a ROLLBACK on its
-own is still counted as sending it, and the rare ping of a connection
-idle for long is not counted.
+returned connection included) and the BEGIN psycopg (3 or 2) sends
+before a statement outside a transaction, except in autocommit, where
+it sends neither BEGIN nor COMMIT nor ROLLBACK; another driver that
+skips a ROLLBACK on its own is still counted as sending it, and the
+rare ping of a connection idle for long is not counted.
 """
 import contextlib
 import json
@@ -50,12 +51,28 @@ def checked(app, path, method='GET', body=None, version='1.39'):
     return json.loads(data) if data else None
 
 
-def _idle(dbapi_connection):
-    """True for a psycopg2 connection outside a transaction (it sends
-    neither COMMIT nor ROLLBACK then, and BEGINs before a statement)."""
-    status = getattr(dbapi_connection, 'get_transaction_status', None)
-    return status is not None and not getattr(
-        dbapi_connection, 'autocommit', False) and status() == 0
+def _status(dbapi_connection):
+    """The transaction status of a psycopg 3 or psycopg2 connection (0:
+    outside a transaction), None for another driver."""
+    status = getattr(getattr(dbapi_connection, 'info', None),
+                     'transaction_status', None)
+    if status is None:
+        get = getattr(dbapi_connection, 'get_transaction_status', None)
+        status = get() if get is not None else None
+    return status
+
+
+def _begins(dbapi_connection):
+    """Whether the driver sends a BEGIN of its own before a statement:
+    psycopg (3 or 2) outside a transaction, unless in autocommit."""
+    return _status(dbapi_connection) == 0 and not getattr(
+        dbapi_connection, 'autocommit', False)
+
+
+def _ends(dbapi_connection):
+    """Whether a COMMIT or ROLLBACK goes to the server: psycopg (3 or 2)
+    sends none outside a transaction (in autocommit, always)."""
+    return _status(dbapi_connection) != 0
 
 
 class Statements:
@@ -93,7 +110,7 @@ class Statements:
     def _before(self, conn, cursor, statement, *args):
         self.texts.append(statement)
         self.trips += 1
-        if _idle(conn.connection.dbapi_connection):
+        if _begins(conn.connection.dbapi_connection):
             self.trips += 1
 
     def _after(self, conn, cursor, *args):
@@ -101,13 +118,13 @@ class Statements:
             self.rows += cursor.rowcount
 
     def _ended(self, conn):
-        if not _idle(conn.connection.dbapi_connection):
+        if _ends(conn.connection.dbapi_connection):
             self.trips += 1
 
     def _reset(self, dbapi_connection, record, reset_state):
         # SQLAlchemy 2's signature: a listener with *args goes through
         # its legacy adapter, which warns (and costs ~0.2 ms) each time.
-        if not _idle(dbapi_connection):
+        if _ends(dbapi_connection):
             self.trips += 1
 
     def snapshot(self):
