@@ -15,7 +15,7 @@ from placement import microversion
 from placement import observe
 from placement.objects.candidates import explain as candidate_explain
 from placement.objects.candidates import listing as ac_obj
-from placement.objects.candidates import gc_pause
+from placement.objects import gc_pause
 from placement.policies import allocation_candidate as policies
 from placement.schemas import allocation_candidate as schema
 from placement.solver import model

@@ -13,6 +13,7 @@ skips a ROLLBACK on its own is still counted as sending it, and the
 rare ping of a connection idle for long is not counted.
 """
 import contextlib
+import gc
 import json
 
 import sqlalchemy as sa
@@ -25,10 +26,21 @@ from tools.benchlib import http
 
 def build(url, **overrides):
     """(application, db.api.Database) on ``url`` (``overrides`` as
-    'group.option': value)."""
+    'group.option': value).
+
+    What building made is then frozen out of the cyclic collector's
+    sight, as a server does (placement.wsgi): otherwise its passes walk
+    the startup objects too, and a change that makes a request hold more
+    objects at once looks costlier here than it is in a server (GET
+    /resource_providers, 1,000 providers: 3.90 ms unfrozen, 3.46
+    frozen).
+    """
     conf = app_fixture.make_conf(url, **overrides)
     db = app_fixture.open_database(conf)
-    return deploy.loadapp(conf, db=db), db
+    app = deploy.loadapp(conf, db=db)
+    gc.collect()
+    gc.freeze()
+    return app, db
 
 
 def call(app, path, method='GET', body=None, version='1.39'):

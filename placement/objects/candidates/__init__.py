@@ -14,5 +14,6 @@ by stage. No WebOb here; SQL only in statements.py and memory.py.
 - listing.py: ``list_candidates``, the operation of the API.
 - explain.py: ``explain`` (placement-manage) and ``why_empty`` (the
   reasons of an empty answer).
-- gc_pause.py: the collector paused around a big answer.
+
+The cyclic collector is paused around a big answer (objects.gc_pause).
 """

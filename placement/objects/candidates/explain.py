@@ -13,7 +13,7 @@ import typing
 
 from placement.db import api as db_api
 from placement.objects.candidates import gather as gather_mod
-from placement.objects.candidates import gc_pause
+from placement.objects import gc_pause
 from placement.solver import explain as explain_mod
 from placement.solver import model
 from placement.solver import reasons as reasons_mod
