@@ -19,8 +19,6 @@ import typing
 import orjson
 import sqlalchemy as sa
 
-from placement.db import round_trips
-
 # Column kinds for ``fetch_rows``.
 INT, TEXT = 'int', 'text'
 
@@ -30,9 +28,6 @@ _PACKING_DIALECTS = ('mysql',)
 # {(statement, types): its packed form}; cleared when full.
 _PACKED = {}
 _MAX_PACKED = 512
-# {(statement, types, dialect name): its packed form's SQL text, values
-# in it}; cleared when full.
-_TEXTS = {}
 
 
 def pack(stmt, types) -> sa.Select:
@@ -103,44 +98,3 @@ def fetch_rows(conn, stmt, params, types, order_by=None) -> list:
                 found.sort(key=lambda row: row[order_by])
             return found
     return conn.execute(stmt, params).all()
-
-
-def _packed_text(conn, stmt, types):
-    """The SQL text of ``stmt``'s packed form, its values in the text."""
-    key = (stmt, tuple(types), conn.dialect.name)
-    found = _TEXTS.get(key)
-    if found is None:
-        if len(_TEXTS) >= _MAX_PACKED:
-            _TEXTS.clear()
-        found = _TEXTS[key] = str(_packed(stmt, types).compile(
-            dialect=conn.dialect, compile_kwargs={'literal_binds': True}))
-    return found
-
-
-def fetch_two(conn, first, first_types, stmt, params, types) -> tuple:
-    """(rows of ``first``, rows of ``stmt``), as fetch_rows reads each:
-    ``first`` (a statement whose values are all in it, no parameter given
-    at execution) and ``stmt`` (with ``params``) in one round trip where
-    the driver takes several statements in one text and decodes rows in
-    Python (db.round_trips, 4.), else one after the other. Each statement
-    reads a snapshot of its own (a reader with ``snapshot=False``).
-    Cache ``first`` and ``stmt`` as for fetch_rows.
-
-    Figure: GET /allocation_candidates, 1,000 flat providers on MariaDB,
-    in process (tools/profile candidates): the lookups and the first
-    chunk's read in one round trip.
-    """
-    if (conn.dialect.name in _PACKING_DIALECTS
-            and round_trips.is_ours(conn)):
-        first_rows, (row,) = round_trips.read_after(
-            conn, _packed_text(conn, first, first_types),
-            _packed(stmt, types), params)
-        found = unpack(*first_rows[0], len(first_types))
-        if found is None:
-            found = conn.execute(first).all()
-        rows = unpack(row[0], row[1], len(types))
-        if rows is None:
-            rows = conn.execute(stmt, params).all()
-        return found, rows
-    return (fetch_rows(conn, first, {}, first_types),
-            fetch_rows(conn, stmt, params, types))

@@ -24,9 +24,6 @@ place by a figure (the contributor guide, "The data layer"):
    the text of the read after it; its rows are skipped with the DB-API's
    ``cursor.nextset()``, and its error (a deadlock, a lock wait timeout)
    is raised from the read, which then did not run.
-4. Two reads in one round trip (``read_after``): as 3., a statement
-   without parameters goes first in the text of the next one, and its
-   rows are kept (``cursor.fetchall()``, then ``cursor.nextset()``).
 
 Nothing here changes what a transaction sees or writes: the statements
 and their order are the ones SQLAlchemy was given.
@@ -45,8 +42,7 @@ class Connection:
     ``ended``: the last command ended the transaction (a COMMIT, or a
     statement sent with its ROLLBACK). ``end_each``: while set, each
     statement is sent with its ROLLBACK (2.). ``prefix``: a statement
-    (SQL text, values in it) to send first with the next one (3., 4.);
-    ``prefix_rows``: its rows (4.).
+    (SQL text, values in it) to send first with the next one (3.).
     """
 
     def __init__(self, connection):
@@ -54,7 +50,6 @@ class Connection:
         self.ended = False
         self.end_each = False
         self.prefix = None
-        self.prefix_rows = None
 
     def __getattr__(self, name):
         return getattr(self.connection, name)
@@ -131,7 +126,6 @@ def _after(conn, cursor, statement, parameters, context, executemany):
         return
     if ours.prefix is not None:
         ours.prefix = None
-        ours.prefix_rows = cursor.fetchall()
         cursor.nextset()  # the statement's rows, for SQLAlchemy
     if statement.endswith(_TRAILER):
         # The ROLLBACK's answer, read now (the cursor holds the rows):
@@ -176,16 +170,3 @@ def lock_then_read(conn, lock_sql, read_stmt, params):
 def literal(conn, value) -> str:
     """``value`` as an SQL literal, escaped by PyMySQL for ``conn``."""
     return _ours(conn).connection.literal(value)
-
-
-def read_after(conn, first_sql, stmt, params):
-    """(rows of ``first_sql``, rows of ``stmt``): ``first_sql`` (SQL text,
-    values in it) sent first in the text of ``stmt`` (4. above). Only
-    where ``is_ours``."""
-    ours = _ours(conn)
-    ours.prefix = first_sql
-    try:
-        rows = conn.execute(stmt, params).all()
-        return list(ours.prefix_rows), rows
-    finally:
-        ours.prefix = ours.prefix_rows = None

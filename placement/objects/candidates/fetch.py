@@ -44,16 +44,22 @@ def fetch_lookups(conn, query) -> plan_mod.Lookups:
 
 def fetch_lookups_and_every_root(conn, query, plan):
     """(fetch_lookups' Lookups, the state rows of every root under
-    ``plan``, for fetch_snapshot), the two statements in one round trip
-    where the driver allows (db.packed.fetch_two).
+    ``plan``, for fetch_snapshot), in one statement
+    (statements.lookups_and_state_stmt).
 
     Raises as fetch_lookups.
     """
-    state_rows, rows = packed.fetch_two(
-        conn, statements.state_stmt(plan, plan_mod.EVERY),
-        statements.state_types(plan), _lookups_stmt(query),
-        statements.lookups_params(query), statements.LOOKUPS_TYPES)
-    return plan_mod.lookups_from_rows(rows, query), state_rows
+    stmt = statements.lookups_and_state_stmt(
+        plan, plan_mod.EVERY, in_lists.size(query.trait_names),
+        in_lists.size(query.aggregate_uuids))
+    lookups, state_rows = [], []
+    for row in packed.fetch_rows(conn, stmt, statements.lookups_params(query),
+                                 statements.state_types(plan)):
+        if row[0] in statements.LOOKUP_KINDS:
+            lookups.append(row[:4])
+        else:
+            state_rows.append(row)
+    return plan_mod.lookups_from_rows(lookups, query), state_rows
 
 
 def fetch_pinned_root(conn, rp_uuid):

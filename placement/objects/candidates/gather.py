@@ -10,10 +10,10 @@ whose first chunk is every root, a memo of plan_for's last answer. A
 scheduler asks the same queries again and again, and their plan only
 changes when the ids they name or the deployment's sharing providers or
 nesting do: the first chunk's read under the remembered plan goes with
-the lookups (fetch.fetch_lookups_and_every_root, one round trip on
-MySQL), and is used only when the fresh lookups give that plan again;
-otherwise the chunk is read anew. Correctness never rests on the memo.
-Figure: 1,000 flat providers on MariaDB, tools/profile candidates.
+the lookups, in one statement (fetch.fetch_lookups_and_every_root), and
+is used only when the fresh lookups give that plan again; otherwise the
+chunk is read anew. Correctness never rests on the memo. Figures: 1,000
+flat providers, tools/profile candidates (contributor guide, Caches).
 """
 import typing
 import weakref

@@ -64,25 +64,32 @@ def lookups_stmt(trait_slots, aggregate_slots):
     range; n: a provider with a parent, if any. The slots: the sizes of
     the IN lists (db.in_lists), 0 leaving the arm out.
     """
+    return sa.union_all(*_lookups_arms(trait_slots, aggregate_slots))
+
+
+def _lookups_arms(trait_slots, aggregate_slots, padding=()):
+    """The SELECTs of lookups_stmt, each followed by ``padding``."""
     rc, trait = models.resource_classes, models.traits
     agg = models.placement_aggregates
-    arms = [sa.select(_kind('c'), rc.c.id, rc.c.name, _NO_ID)]
+    arms = [sa.select(_kind('c'), rc.c.id, rc.c.name, _NO_ID, *padding)]
     if trait_slots:
-        arms.append(sa.select(_kind('t'), trait.c.id, trait.c.name, _NO_ID)
+        arms.append(sa.select(_kind('t'), trait.c.id, trait.c.name, _NO_ID,
+                              *padding)
                     .where(in_lists.in_(trait.c.name, 'trait_names',
                                         trait_slots)))
     if aggregate_slots:
-        arms.append(sa.select(_kind('a'), agg.c.id, agg.c.uuid, _NO_ID)
+        arms.append(sa.select(_kind('a'), agg.c.id, agg.c.uuid, _NO_ID,
+                              *padding)
                     .where(in_lists.in_(agg.c.uuid, 'agg_uuids',
                                         aggregate_slots)))
-    arms += _sharing_arms()
+    arms += _sharing_arms(padding)
     arms.append(sa.select(_kind('r'), sa.func.min(_RP.c.id), _NO_TEXT,
-                          sa.func.max(_RP.c.id)))
+                          sa.func.max(_RP.c.id), *padding))
     arms.append(sa.select(
         _kind('n'),
         sa.select(_RP.c.id).where(_RP.c.parent_provider_id.isnot(None))
-        .limit(1).scalar_subquery(), _NO_TEXT, _NO_ID))
-    return sa.union_all(*arms)
+        .limit(1).scalar_subquery(), _NO_TEXT, _NO_ID, *padding))
+    return arms
 
 
 # The kinds of lookups_stmt's columns (db.packed).
@@ -98,7 +105,7 @@ _NO_TEXT = sa.cast(sa.null(), sa.String)
 _NO_ID = sa.cast(sa.null(), sa.Integer)
 
 
-def _sharing_arms():
+def _sharing_arms(padding):
     """The 's' and 'g' arms of lookups_stmt. The sharing trait's id is a
     scalar subquery and the providers' roots a correlated one:
     PostgreSQL plans these in a third of the time of three-way joins.
@@ -112,9 +119,10 @@ def _sharing_arms():
                     .scalar_subquery())
     return [
         sa.select(_kind('s'), _RPT.c.resource_provider_id, _NO_TEXT,
-                  sharing_root).where(_RPT.c.trait_id == sharing_trait),
+                  sharing_root, *padding)
+        .where(_RPT.c.trait_id == sharing_trait),
         sa.select(_kind('g'), _RPA.c.resource_provider_id, _NO_TEXT,
-                  _RPA.c.aggregate_id)
+                  _RPA.c.aggregate_id, *padding)
         .select_from(_RPA.join(_RPT, _RPT.c.resource_provider_id
                                == _RPA.c.resource_provider_id))
         .where(_RPT.c.trait_id == sharing_trait)]
@@ -281,6 +289,8 @@ def in_scope(plan, kind):
 # --- the reads of a chunk ---------------------------------------------------
 
 PROVIDER, USAGE = 'p', 'u'
+# The first column of lookups_stmt's rows.
+LOOKUP_KINDS = frozenset('ctasgrn')
 
 
 def state_types(plan):
@@ -292,6 +302,27 @@ def state_types(plan):
 
 @functools.lru_cache(maxsize=CACHED)
 def state_stmt(plan, kind):
+    """The providers of a chunk of ``kind`` and their usage (_state_arms),
+    in one statement."""
+    return sa.union_all(*_state_arms(plan, kind))
+
+
+@functools.lru_cache(maxsize=CACHED)
+def lookups_and_state_stmt(plan, kind, trait_slots, aggregate_slots):
+    """lookups_stmt and state_stmt(plan, kind) as one statement, a round
+    trip and a driver call fewer: the lookups' rows padded with NULLs to
+    the width of the state's, whose first four columns have the same
+    types. The first column tells their rows apart (LOOKUP_KINDS, and
+    PROVIDER and USAGE). Its values: lookups_params.
+    """
+    arms = _state_arms(plan, kind)
+    padding = [sa.cast(sa.null(), sa.Integer)
+               for _ in range(len(state_types(plan)) - len(LOOKUPS_TYPES))]
+    return sa.union_all(*arms, *_lookups_arms(trait_slots, aggregate_slots,
+                                              padding))
+
+
+def _state_arms(plan, kind):
     """The providers of a chunk and their usage, as rows of two kinds
     (the first column), each column with one meaning:
 
@@ -305,8 +336,8 @@ def state_stmt(plan, kind):
     JOIN resource_providers rp ON rp.id = a.resource_provider_id
     WHERE <in_scope> GROUP BY a.resource_provider_id, a.resource_class_id
 
-    One statement, not two: a round trip and a driver call fewer per
-    chunk. Flat plans do not read the tree columns.
+    One statement, not two (state_stmt): a round trip and a driver call
+    fewer per chunk. Flat plans do not read the tree columns.
     """
     def none(name, type_=sa.Integer):
         # Labelled: each column of the UNION keeps a name of its own.
@@ -328,7 +359,7 @@ def state_stmt(plan, kind):
              .where(where)
              .group_by(_ALLOC.c.resource_provider_id,
                        _ALLOC.c.resource_class_id))
-    return sa.union_all(providers, usage)
+    return [providers, usage]
 
 
 @functools.lru_cache(maxsize=CACHED)

@@ -15,7 +15,6 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
-from placement.db import packed
 from placement.testing import app as app_fixture
 from placement.testing import concurrency
 
@@ -104,25 +103,6 @@ class _ReaderCase:
                 conn, rp.c.uuid, set(), read, {'u': 'absent'}))
             # The connection is as usual afterwards.
             self.assertEqual(1, conn.execute(sa.text('SELECT 1')).scalar())
-
-    def test_fetch_two_returns_both_reads_rows(self):
-        rc = models.resource_classes
-        first = sa.select(rc.c.id, rc.c.name).where(rc.c.id < 2)
-        then = sa.select(rc.c.name, rc.c.id).where(
-            rc.c.name == sa.bindparam('name'))
-        for snapshot in (False, True):
-            with db_api.reader(self.db, snapshot=snapshot) as conn:
-                rows, then_rows = packed.fetch_two(
-                    conn, first, (packed.INT, packed.TEXT), then,
-                    {'name': 'VCPU'}, (packed.TEXT, packed.INT))
-                self.assertEqual([[0, 'VCPU'], [1, 'MEMORY_MB']],
-                                 sorted(list(row) for row in rows))
-                self.assertEqual([['VCPU', 0]],
-                                 [list(row) for row in then_rows])
-                # The connection is as usual afterwards.
-                self.assertEqual(1, conn.execute(
-                    sa.text('SELECT 1')).scalar())
-        self.assertGreater(self._read(snapshot=False)[1], 0)
 
 
 class SQLiteReaderTest(_ReaderCase, unittest.TestCase):
