@@ -33,16 +33,32 @@ _MAX_PACKED = 512
 def pack(stmt, types) -> sa.Select:
     """SELECT COUNT(*), GROUP_CONCAT(CONCAT('[', CONCAT_WS(',',
         IFNULL(c1, 'null'), IFNULL(CONCAT('"', t2, '"'), 'null'), ...),
-    ']')) FROM (<stmt without its ORDER BY>) AS packed
+    ']')) <the FROM and WHERE of stmt>
+
+    A SELECT (the callers' have no GROUP BY, DISTINCT or LIMIT) is
+    aggregated in place, its columns replaced, so that the server plans
+    the joins it would plan for the rows: MariaDB keeps an EXISTS inside
+    a derived table as a dependent subquery, where the same EXISTS at
+    the top is a semi-join (a provider list of one aggregate scanned all
+    1,000 providers, 1 ms more). A UNION is aggregated over it, as the
+    derived table ``packed``.
     """
-    inner = stmt.order_by(None).subquery('packed')
+    if isinstance(stmt, sa.Select):
+        columns, inner = list(stmt.selected_columns), None
+    else:
+        inner = stmt.order_by(None).subquery('packed')
+        columns = list(inner.c)
     fields = []
-    for column, kind in zip(inner.c, types):
+    for column, kind in zip(columns, types):
         if kind == TEXT:
             column = sa.func.concat('"', column, '"')
         fields.append(sa.func.ifnull(column, 'null'))
     row = sa.func.concat('[', sa.func.concat_ws(',', *fields), ']')
-    return sa.select(sa.func.count(), sa.func.group_concat(row))
+    aggregates = (sa.func.count(), sa.func.group_concat(row))
+    if inner is not None:
+        return sa.select(*aggregates)
+    return stmt.order_by(None).with_only_columns(
+        *aggregates, maintain_column_froms=True)
 
 
 def _packed(stmt, types):

@@ -109,6 +109,32 @@ class _BackendHelpers:
         self.assertEqual(5, len(plain))
         self.assertEqual(plain, found)
 
+    def test_packed_union_rows_are_the_plain_rows(self):
+        with db_api.transaction(self.db) as conn:
+            for index in range(3):
+                self._provider(conn, 'u%d' % index)
+        mine = RP.c.uuid.like('u%')
+        stmt = sa.union_all(
+            sa.select(sa.literal_column("'a'").label('kind'), RP.c.id)
+            .where(mine),
+            sa.select(sa.literal_column("'b'"), RP.c.generation).where(mine))
+        with db_api.reader(self.db, snapshot=False) as conn:
+            plain = sorted(tuple(row) for row in conn.execute(stmt))
+            found = sorted(tuple(row) for row in packed.fetch_rows(
+                conn, stmt, {}, (packed.TEXT, packed.INT)))
+        self.assertEqual(6, len(plain))
+        self.assertEqual(plain, found)
+
+    def test_a_packed_select_keeps_its_from_and_where(self):
+        # Aggregated in place, not over a derived table, so that the
+        # server plans the joins it plans for the rows.
+        stmt = sa.select(RP.c.uuid, RP.c.id).where(sa.exists().where(
+            RP.c.parent_provider_id.isnot(None))).order_by(RP.c.id)
+        text = str(packed.pack(stmt, (packed.TEXT, packed.INT)))
+        self.assertNotIn('packed', text)
+        self.assertNotIn('ORDER BY', text)
+        self.assertIn('EXISTS', text)
+
     def test_a_packed_answer_that_could_be_misread_is_read_plainly(self):
         with db_api.transaction(self.db) as conn:
             self._provider(conn, 'r1', name='back\\slash')
