@@ -88,6 +88,10 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
     """
     shapes = {}  # id(shape) -> _in_group_order; the shapes outlive this
 
+    def entry(resources):
+        # A provider's value under its uuid (1.12+), else its resources.
+        return {'resources': resources} if as_dict else resources
+
     def render(candidate):
         if candidate.__class__ is model.Alike:
             shape = candidate.shape
@@ -96,24 +100,24 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
                 by_rank, in_order = _in_group_order(
                     shape.allocations, shape.mappings, listing)
                 ordered = shapes[id(shape)] = ({
-                    rank: util.encoded(resources)
+                    rank: util.encoded(entry(resources))
                     for rank, resources in by_rank.items()}, in_order)
-            ids = candidate.ids
-
-            def name(rank):
-                return uuids[ids[rank]]
+            # A shape's provider (a rank) -> its uuid, by C calls only.
+            name = list(map(uuids.__getitem__, candidate.ids)).__getitem__
         else:
-            ordered = _in_group_order(
+            by_provider, mappings = _in_group_order(
                 candidate.allocations, candidate.mappings, listing)
+            ordered = ({rp: entry(resources)
+                        for rp, resources in by_provider.items()}, mappings)
             name = uuids.__getitem__
         by_provider, mappings = ordered
         if as_dict:
-            allocations = {name(rp): {'resources': resources}
-                           for rp, resources in by_provider.items()}
+            allocations = {name(rp): value
+                           for rp, value in by_provider.items()}
         else:
             allocations = [{'resource_provider': {'uuid': name(rp)},
-                            'resources': resources}
-                           for rp, resources in by_provider.items()]
+                            'resources': value}
+                           for rp, value in by_provider.items()]
         body = {'allocations': allocations}
         if with_mappings:
             body['mappings'] = {
@@ -138,7 +142,7 @@ def _summary_renderer(with_traits, with_tree):
                 for rc, (capacity, used) in summary.resources.items()})
         body = {'resources': resources}
         if with_traits:
-            body['traits'] = list(summary.traits)
+            body['traits'] = summary.traits  # a tuple: a JSON array
         if with_tree:
             body['parent_provider_uuid'] = summary.parent_uuid
             body['root_provider_uuid'] = summary.root_uuid
