@@ -102,8 +102,10 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
                 ordered = shapes[id(shape)] = ({
                     rank: util.encoded(entry(resources))
                     for rank, resources in by_rank.items()}, in_order)
-            # A shape's provider (a rank) -> its uuid, by C calls only.
-            name = list(map(uuids.__getitem__, candidate.ids)).__getitem__
+            ids = candidate.ids
+
+            def name(rank):
+                return uuids[ids[rank]]
         else:
             by_provider, mappings = _in_group_order(
                 candidate.allocations, candidate.mappings, listing)
