@@ -230,3 +230,20 @@ class PostgreSQLReaderTest(_ReaderCase, unittest.TestCase):
                     'SELECT statement FROM pg_prepared_statements'
                 )).scalars().all()
             self.assertIn('SELECT COUNT(*) FROM resource_classes', prepared)
+
+    def test_prepared_at_the_second_run_on_a_connection(self):
+        # Not at the fifth, psycopg's default: a server just started
+        # would plan each candidates statement on each pooled connection
+        # four times more (driver.PREPARE_THRESHOLD).
+        if self.db.reader.dialect.driver != 'psycopg':
+            self.skipTest('psycopg 3 prepares repeated statements')
+        twice = sa.text('SELECT 2 AS run_twice')
+        once = sa.text('SELECT 1 AS run_once')
+        with db_api.reader(self.db) as conn:
+            for stmt in (twice, twice, once):
+                conn.execute(stmt).all()
+            prepared = conn.execute(sa.text(
+                'SELECT statement FROM pg_prepared_statements'
+            )).scalars().all()
+        self.assertIn('SELECT 2 AS run_twice', prepared)
+        self.assertNotIn('SELECT 1 AS run_once', prepared)
