@@ -13,6 +13,8 @@ import typing
 
 import sqlalchemy as sa
 
+from placement.db import driver
+
 _MYSQL = 'mysql'
 _POSTGRESQL = 'postgresql'
 
@@ -35,6 +37,16 @@ def updates_return_ids(conn) -> bool:
     """Whether ``updated_row_id`` works on this database (UPDATE ...
     RETURNING, or MySQL's LAST_INSERT_ID(expr))."""
     return bool(conn.dialect.update_returning) or conn.dialect.name == _MYSQL
+
+
+def writes_read_first(conn) -> bool:
+    """Whether a write should begin with a (locking) read rather than an
+    UPDATE: on a Galera session whose reads wait for the cluster
+    (wsrep_sync_wait, the operator's read-your-writes across nodes), an
+    UPDATE first does not wait, and behind a round-robin proxy missed a
+    provider created through another node a moment before (404; seen once
+    in the Galera round-robin test's setup)."""
+    return driver.reads_wait_for_cluster(conn)
 
 
 # {(UPDATE statement, id column, returning): the statement to run}

@@ -23,6 +23,8 @@ LOG = logging.getLogger(__name__)
 
 # Connection record info: (session id, host, port) of a MySQL session.
 SERVER_KEY = 'placement.server'
+# Connection record info: the wsrep_sync_wait a Galera session runs with.
+SYNC_WAIT_KEY = 'placement.wsrep_sync_wait'
 # Connection record info: the read timeout (seconds) the driver was
 # given when this connection was opened, and whether it has not been
 # checked out yet since.
@@ -230,6 +232,13 @@ def _add_mysql_events(engine, timeouts: Timeouts) -> None:
                         _sync_wait_setter(timeouts.wsrep_sync_wait))
 
 
+def reads_wait_for_cluster(conn) -> bool:
+    """Whether ``conn``'s reads wait for every write the cluster committed
+    (a Galera session with wsrep_sync_wait set); its UPDATEs do not wait
+    unless the value's bit 2 is set too."""
+    return bool(conn.connection.info.get(SYNC_WAIT_KEY))
+
+
 def _discard_unprepared(context):
     """A PostgreSQL session whose prepared statements are gone or stale
     (retry.UNPREPARED_SQLSTATES: a pooler gave another server session, a
@@ -256,6 +265,7 @@ def _sync_wait_setter(value):
         cursor = dbapi_con.cursor()
         try:
             cursor.execute('SET SESSION wsrep_sync_wait = %s', [value])
+            con_record.info[SYNC_WAIT_KEY] = value
         except Exception as exc:
             if retry.mysql_code(exc) != UNKNOWN_VARIABLE:
                 raise

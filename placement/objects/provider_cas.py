@@ -52,7 +52,8 @@ def lock_and_bump(conn, uuid, seen_generation):
     Raise ResourceProviderNotFound, or ResourceProviderGenerationConflict
     when the generation is not ``seen_generation``.
     """
-    if (not backend.updates_return_ids(conn) or uuid != uuid.lower()
+    if (not backend.updates_return_ids(conn)
+            or backend.writes_read_first(conn) or uuid != uuid.lower()
             or not _GENERATIONS[0] <= seen_generation < _GENERATIONS[1]):
         provider = rp_obj.fetch_locked_provider(conn, uuid, seen_generation)
         return provider, rp_obj.bump_generation(conn, provider.id,

@@ -18,6 +18,8 @@ import threading
 import unittest
 import uuid
 
+from placement.db import api as db_api
+from placement.db import backend
 from placement.testing import concurrency
 
 WRITERS = 8
@@ -108,6 +110,14 @@ class _InventoryConcurrency(concurrency.BackendCase):
         """(status, decoded JSON body or None)."""
         status, text = super()._send(method, path, body)
         return status, (json.loads(text) if text else None)
+
+    def test_writes_read_first_where_reads_wait_for_the_cluster(self):
+        # Galera with wsrep_sync_wait (every node app here): a generation
+        # swap begins with its locking read, which waits for the cluster,
+        # not with an UPDATE, which does not (backend.writes_read_first).
+        with db_api.transaction(self.placement.db) as conn:
+            self.assertEqual(self.backend_name == 'galera',
+                             backend.writes_read_first(conn))
 
     def _new_provider(self):
         rp_uuid = str(uuid.uuid4())
