@@ -265,7 +265,8 @@ def _sync_wait_setter(value):
         cursor = dbapi_con.cursor()
         try:
             cursor.execute('SET SESSION wsrep_sync_wait = %s', [value])
-            con_record.info[SYNC_WAIT_KEY] = value
+            if con_record is not None:
+                con_record.info[SYNC_WAIT_KEY] = value
         except Exception as exc:
             if retry.mysql_code(exc) != UNKNOWN_VARIABLE:
                 raise

@@ -3,6 +3,7 @@
 The refusals are a DB-API cursor's (a real Galera node that is not ready
 cannot be had on demand); the hook only reads their MySQL error number.
 """
+import types
 import unittest
 
 import pymysql
@@ -53,3 +54,15 @@ class SyncWaitSetterTest(unittest.TestCase):
         conn = _Connection()
         driver._sync_wait_setter(1)(conn, None)
         self.assertTrue(conn.cursor_made.closed)
+
+    def test_accepted_is_recorded_on_the_connection(self):
+        # backend.writes_read_first reads it.
+        record = types.SimpleNamespace(info={})
+        driver._sync_wait_setter(1)(_Connection(), record)
+        self.assertEqual(1, record.info[driver.SYNC_WAIT_KEY])
+
+    def test_refused_is_not_recorded(self):
+        record = types.SimpleNamespace(info={})
+        driver._sync_wait_setter(1)(_Connection(pymysql.err.OperationalError(
+            driver.UNKNOWN_VARIABLE, 'Unknown system variable')), record)
+        self.assertEqual({}, record.info)
