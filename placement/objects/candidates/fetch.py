@@ -7,7 +7,6 @@ transaction and return plain data; they never begin or commit.
 """
 import typing
 
-from placement.db import in_lists
 from placement.db import packed
 from placement.objects.candidates import memory
 from placement.objects.candidates import plan as plan_mod
@@ -26,9 +25,12 @@ class Read(typing.NamedTuple):
     entries: typing.Mapping[int, memory.Entry]
 
 
+# The first column of state_stmt's rows (lookups_stmt's are other letters).
+_STATE_KINDS = (statements.PROVIDER, statements.USAGE)
+
+
 def _lookups_stmt(query):
-    return statements.lookups_stmt(in_lists.size(query.trait_names),
-                                   in_lists.size(query.aggregate_uuids))
+    return statements.lookups_stmt(*statements.lookups_slots(query))
 
 
 def fetch_lookups(conn, query) -> plan_mod.Lookups:
@@ -50,15 +52,14 @@ def fetch_lookups_and_every_root(conn, query, plan):
     Raises as fetch_lookups.
     """
     stmt = statements.lookups_and_state_stmt(
-        plan, plan_mod.EVERY, in_lists.size(query.trait_names),
-        in_lists.size(query.aggregate_uuids))
+        plan, plan_mod.EVERY, *statements.lookups_slots(query))
     lookups, state_rows = [], []
     for row in packed.fetch_rows(conn, stmt, statements.lookups_params(query),
                                  statements.state_types(plan)):
-        if row[0] in statements.LOOKUP_KINDS:
-            lookups.append(row[:4])
-        else:
+        if row[0] in _STATE_KINDS:
             state_rows.append(row)
+        else:
+            lookups.append(row[:4])
     return plan_mod.lookups_from_rows(lookups, query), state_rows
 
 

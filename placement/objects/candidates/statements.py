@@ -128,6 +128,13 @@ def _sharing_arms(padding):
         .where(_RPT.c.trait_id == sharing_trait)]
 
 
+def lookups_slots(query):
+    """(trait_slots, aggregate_slots): the sizes of lookups_stmt's IN
+    lists for ``query``."""
+    return (in_lists.size(query.trait_names),
+            in_lists.size(query.aggregate_uuids))
+
+
 def lookups_params(query):
     """The bind values of lookups_stmt."""
     return in_lists.bind_all({'trait_names': sorted(query.trait_names),
@@ -289,8 +296,6 @@ def in_scope(plan, kind):
 # --- the reads of a chunk ---------------------------------------------------
 
 PROVIDER, USAGE = 'p', 'u'
-# The first column of lookups_stmt's rows.
-LOOKUP_KINDS = frozenset('ctasgrn')
 
 
 def state_types(plan):
@@ -312,7 +317,7 @@ def lookups_and_state_stmt(plan, kind, trait_slots, aggregate_slots):
     """lookups_stmt and state_stmt(plan, kind) as one statement, a round
     trip and a driver call fewer: the lookups' rows padded with NULLs to
     the width of the state's, whose first four columns have the same
-    types. The first column tells their rows apart (LOOKUP_KINDS, and
+    types. The first column tells their rows apart (the state's are
     PROVIDER and USAGE). Its values: lookups_params.
     """
     arms = _state_arms(plan, kind)
