@@ -17,8 +17,20 @@ and a database that prepares repeated statements sees few texts. Build
 the statements with ``in_``, cache them by ``size`` (functools.lru_cache
 on the builder), and bind the values with ``bind``. An empty list has
 size 0: ``x IN ()``, which SQLAlchemy renders as false.
+
+A list of unbounded length (a chunk of roots drawn at random, the
+providers whose inventories a cache lacks) is ``any_of``: one parameter
+holding the whole list. On PostgreSQL it is one array, ``x = ANY(:ids)``:
+the text stays the same whatever the length, so psycopg 3 parses it once
+(it re-parses every execution of a text of more than 50 placeholders,
+MAX_CACHED_STATEMENT_PARAMS) and prepares it. Elsewhere it is an
+expanding IN list: PyMySQL and SQLite bind on the client, where the
+length costs little.
 """
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.ext import compiler
+from sqlalchemy.sql import functions
 
 
 def size(values) -> int:
@@ -50,3 +62,31 @@ def bind_all(lists) -> dict:
     for name, values in lists.items():
         found.update(bind(name, values))
     return found
+
+
+class any_of(functions.FunctionElement):
+    """``column`` equals one of the values of the list parameter
+    ``name`` (a sequence given at execution; empty matches nothing)."""
+
+    # Not Boolean: a boolean function in a WHERE clause is compared with
+    # 1 on databases without a boolean type.
+    type = sa.types.NullType()
+    name = 'any_of'
+    inherit_cache = True
+
+    def __init__(self, column, name: str):
+        super().__init__(column, sa.bindparam(name, expanding=True,
+                                              type_=column.type))
+
+
+@compiler.compiles(any_of)
+def _any_of_in_list(element, sql_compiler, **kw):
+    column, values = element.clauses
+    return sql_compiler.process(column.in_(values), **kw)
+
+
+@compiler.compiles(any_of, 'postgresql')
+def _any_of_array(element, sql_compiler, **kw):
+    column, values = element.clauses
+    array = sa.bindparam(values.key, type_=postgresql.ARRAY(column.type))
+    return sql_compiler.process(column == sa.any_(array), **kw)

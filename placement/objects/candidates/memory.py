@@ -30,6 +30,7 @@ import weakref
 import sqlalchemy as sa
 
 from placement.db import backend
+from placement.db import in_lists
 from placement.db import models
 
 MAX_ENTRIES = 200000
@@ -127,8 +128,7 @@ def inventories_stmt():
     return (sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                       _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio,
                       _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size)
-            .where(_INV.c.resource_provider_id.in_(
-                sa.bindparam('ids', expanding=True))))
+            .where(in_lists.any_of(_INV.c.resource_provider_id, 'ids')))
 
 
 def traits_stmt():
@@ -137,8 +137,7 @@ def traits_stmt():
     WHERE l.resource_provider_id IN (:ids) ORDER BY l.trait_id"""
     return (sa.select(_RPT.c.resource_provider_id, _TRAITS.c.name)
             .select_from(_RPT.join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
-            .where(_RPT.c.resource_provider_id.in_(
-                sa.bindparam('ids', expanding=True)))
+            .where(in_lists.any_of(_RPT.c.resource_provider_id, 'ids'))
             .order_by(_RPT.c.trait_id))
 
 

@@ -3,7 +3,7 @@ are built here and run by fetch.py.
 
 Each builder takes a ``plan.Plan`` (and, for the reads of a chunk, the
 chunk's kind) and returns a SQLAlchemy Core statement. Ids from the
-plan are bind parameters with their values (expanding for lists); the
+plan are bind parameters with their values (in_lists for lists); the
 chunk's bounds are the named parameters ``low``, ``high`` and
 ``root_ids``, given at execution. So the text of a statement depends
 only on the plan's shape, and a database that prepares repeated
@@ -285,7 +285,7 @@ def in_scope(plan, kind):
     if kind == plan_mod.RANGE:
         terms += [root > sa.bindparam('low'), root <= sa.bindparam('high')]
     elif kind == plan_mod.LISTED:
-        terms.append(root.in_(sa.bindparam('root_ids', expanding=True)))
+        terms.append(in_lists.any_of(root, 'root_ids'))
     trees = sa.and_(sa.true(), *terms)
     sharing = sorted(set(plan.sharing_ids) | set(plan.sharing_roots))
     if not sharing:

@@ -14,6 +14,7 @@ from oslo_db import exception as db_exc
 import sqlalchemy as sa
 
 from placement.db import api as db_api
+from placement.db import in_lists
 from placement.db import models
 from placement.testing import app as app_fixture
 from placement.testing import concurrency
@@ -66,6 +67,20 @@ class _ReaderCase:
                 "INSERT INTO traits (name, created_at) "
                 "VALUES ('CUSTOM_X', CURRENT_TIMESTAMP)" if not present
                 else "DELETE FROM traits WHERE name = 'CUSTOM_X'"))
+
+    def _classes_any_of(self, conn, ids):
+        stmt = sa.select(models.resource_classes.c.id).where(
+            in_lists.any_of(models.resource_classes.c.id, 'ids')).order_by(
+            models.resource_classes.c.id)
+        return conn.execute(stmt, {'ids': ids}).scalars().all()
+
+    def test_any_of_selects_the_listed_rows_whatever_their_number(self):
+        with db_api.reader(self.db) as conn:
+            every = conn.execute(sa.select(
+                models.resource_classes.c.id)).scalars().all()
+            for ids in ([], every[:1], every[:3], every + [-1] * 100):
+                self.assertEqual(sorted(set(ids) & set(every)),
+                                 self._classes_any_of(conn, ids))
 
     def test_both_kinds_read_the_same(self):
         self.assertGreater(self._read()[1], 0)
@@ -230,6 +245,20 @@ class PostgreSQLReaderTest(_ReaderCase, unittest.TestCase):
                     'SELECT statement FROM pg_prepared_statements'
                 )).scalars().all()
             self.assertIn('SELECT COUNT(*) FROM resource_classes', prepared)
+
+    def test_any_of_is_one_prepared_text_for_any_number_of_values(self):
+        # psycopg 3 parses again, at every execution, a text of more
+        # than 50 placeholders: a list of ids is one array parameter.
+        if self.db.reader.dialect.driver != 'psycopg':
+            self.skipTest('psycopg 3 prepares repeated statements')
+        with db_api.reader(self.db) as conn:
+            for count in (64, 100, 3):
+                self._classes_any_of(conn, list(range(count)))
+            prepared = conn.execute(sa.text(
+                'SELECT statement FROM pg_prepared_statements'
+            )).scalars().all()
+        self.assertEqual(1, len([text for text in prepared
+                                 if '= ANY (' in text]))
 
     def test_prepared_at_the_second_run_on_a_connection(self):
         # Not at the fifth, psycopg's default: a server just started

@@ -2,6 +2,8 @@
 import unittest
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+from sqlalchemy.dialects import postgresql
 
 from placement.db import in_lists
 
@@ -71,3 +73,34 @@ class OnADatabaseTest(unittest.TestCase):
 
     def test_empty_list_selects_nothing(self):
         self.assertEqual([], self._names([]))
+
+
+class AnyOfTest(unittest.TestCase):
+    """One parameter for a list of any length (every backend:
+    functional.test_db_reader)."""
+
+    def _sql(self, dialect):
+        return str(sa.select(_TABLE.c.id).where(
+            in_lists.any_of(_TABLE.c.id, 'ids')).compile(dialect=dialect))
+
+    def test_an_array_on_postgresql(self):
+        self.assertIn('things.id = ANY (%(ids)s::INTEGER[])',
+                      self._sql(postgresql.psycopg.dialect()))
+
+    def test_an_expanding_list_elsewhere(self):
+        text = self._sql(mysql.dialect())
+        self.assertIn('things.id IN (__[POSTCOMPILE_ids])', text)
+        self.assertNotIn('= 1', text)
+
+    def test_on_sqlite(self):
+        engine = sa.create_engine('sqlite://')
+        self.addCleanup(engine.dispose)
+        _TABLE.metadata.create_all(engine)
+        stmt = sa.select(_TABLE.c.id).where(
+            in_lists.any_of(_TABLE.c.id, 'ids')).order_by(_TABLE.c.id)
+        with engine.begin() as conn:
+            conn.execute(_TABLE.insert(), [{'id': i} for i in range(1, 6)])
+            for ids in ([], [2], [5, 1, 9], list(range(100))):
+                self.assertEqual(sorted(set(ids) & set(range(1, 6))),
+                                 conn.execute(stmt, {'ids': ids}
+                                              ).scalars().all())
