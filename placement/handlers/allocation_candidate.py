@@ -4,8 +4,10 @@ parse (handlers.querystring) -> gather + solve (objects) -> render here.
 """
 import functools
 import random
+import re
 
 from oslo_log import log as logging
+import orjson
 import webob.exc
 
 from placement import errors
@@ -78,55 +80,113 @@ def _in_group_order(allocations, mappings, listing):
     return ordered, mappings
 
 
+# Where a provider's uuid goes in a shape's encoded candidate: a string
+# orjson writes as "\u0001<n>\u0001" (no class, suffix or uuid holds a
+# control character), n the slot's index in the shape's list of slots.
+_SLOT = '\x01%d\x01'
+_SLOTS = re.compile(r'\\u0001(\d+)\\u0001')
+
+
+class _ShapeText:
+    """A shape's candidate encoded once: its JSON text with a %s inside
+    the quotes of each slot, and what fills each slot: a rank (its
+    provider's uuid) or, for a mapping of several providers, a tuple of
+    ranks (their uuids in order, as the strings of one JSON list). A
+    uuid needs no escaping in JSON."""
+
+    __slots__ = ('template', 'fills', 'ranks')
+
+    def __init__(self, body, fills):
+        pieces = _SLOTS.split(orjson.dumps(body).decode())
+        self.template = '%s'.join(piece.replace('%', '%%')
+                                  for piece in pieces[::2])
+        self.fills = [fills[int(index)] for index in pieces[1::2]]
+        # Every slot one provider (the common case): the ranks in order.
+        self.ranks = (None if any(fill.__class__ is not int
+                                  for fill in self.fills)
+                      else self.fills)
+
+    def fill(self, uuids, ids):
+        """orjson.Fragment of the candidate whose providers are ``ids``
+        (rank -> id); ``uuids``: id -> uuid."""
+        if self.ranks is not None:
+            return orjson.Fragment(self.template % tuple(
+                [uuids[ids[rank]] for rank in self.ranks]))
+        return orjson.Fragment(self.template % tuple([
+            uuids[ids[fill]] if fill.__class__ is int
+            else '","'.join(sorted([uuids[ids[rank]] for rank in fill]))
+            for fill in self.fills]))
+
+
+def _request_body(by_provider, mappings, name, as_dict, with_mappings):
+    """The JSON value of one allocation request: ``by_provider`` in
+    order ({provider: resources}), ``mappings`` ((suffix, providers)...),
+    ``name(provider)`` its uuid (or a slot), ``name`` of a tuple of
+    providers the list of a mapping of several."""
+    if as_dict:
+        allocations = {name(rp): {'resources': resources}
+                       for rp, resources in by_provider.items()}
+    else:
+        allocations = [{'resource_provider': {'uuid': name(rp)},
+                        'resources': resources}
+                       for rp, resources in by_provider.items()]
+    body = {'allocations': allocations}
+    if with_mappings:
+        body['mappings'] = {
+            suffix: [name(rps[0])] if len(rps) == 1 else name(rps)
+            for suffix, rps in mappings}
+    return body
+
+
 def _request_renderer(uuids, as_dict, with_mappings, listing):
     """A function rendering one allocation request (a model.Candidate or
     model.Alike) for the version's form. ``uuids``: provider id -> uuid.
 
     The candidates alike up to their providers share a shape
-    (model.Alike): its order (_in_group_order) is worked out once per
-    answer, and its resources mappings are shared by every copy.
+    (model.Alike): it is ordered (_in_group_order) once per answer, and
+    from its second copy on encoded once (_ShapeText): each copy is then
+    that text with its providers' uuids filled in.
     """
-    shapes = {}  # id(shape) -> _in_group_order; the shapes outlive this
+    # id(shape) -> its order (one copy rendered) or _ShapeText; the
+    # shapes outlive this.
+    shapes = {}
 
-    def entry(resources):
-        # A provider's value under its uuid (1.12+), else its resources.
-        return {'resources': resources} if as_dict else resources
+    def shape_text(ordered):
+        fills = []
+
+        def slot(ranks):
+            # A rank is one uuid; a tuple of ranks, the mapping's list.
+            fills.append(ranks)
+            marker = _SLOT % (len(fills) - 1)
+            return marker if ranks.__class__ is int else [marker]
+        return _ShapeText(_request_body(*ordered, slot, as_dict,
+                                        with_mappings), fills)
+
+    def name(rps):
+        if rps.__class__ is tuple:
+            return sorted(map(uuids.__getitem__, rps))
+        return uuids[rps]
 
     def render(candidate):
-        if candidate.__class__ is model.Alike:
-            shape = candidate.shape
-            ordered = shapes.get(id(shape))
-            if ordered is None:
-                by_rank, in_order = _in_group_order(
-                    shape.allocations, shape.mappings, listing)
-                ordered = shapes[id(shape)] = ({
-                    rank: util.encoded(entry(resources))
-                    for rank, resources in by_rank.items()}, in_order)
+        if candidate.__class__ is not model.Alike:
+            return _request_body(*_in_group_order(
+                candidate.allocations, candidate.mappings, listing), name,
+                as_dict, with_mappings)
+        shape = candidate.shape
+        found = shapes.get(id(shape))
+        if found is None:
+            ordered = shapes[id(shape)] = _in_group_order(
+                shape.allocations, shape.mappings, listing)
             ids = candidate.ids
 
-            def name(rank):
-                return uuids[ids[rank]]
-        else:
-            by_provider, mappings = _in_group_order(
-                candidate.allocations, candidate.mappings, listing)
-            ordered = ({rp: entry(resources)
-                        for rp, resources in by_provider.items()}, mappings)
-            name = uuids.__getitem__
-        by_provider, mappings = ordered
-        if as_dict:
-            allocations = {name(rp): value
-                           for rp, value in by_provider.items()}
-        else:
-            allocations = [{'resource_provider': {'uuid': name(rp)},
-                            'resources': value}
-                           for rp, value in by_provider.items()]
-        body = {'allocations': allocations}
-        if with_mappings:
-            body['mappings'] = {
-                suffix: [name(rps[0])] if len(rps) == 1
-                else sorted(map(name, rps))
-                for suffix, rps in mappings}
-        return body
+            def by_rank(ranks):
+                if ranks.__class__ is tuple:
+                    return name(tuple([ids[rank] for rank in ranks]))
+                return uuids[ids[ranks]]
+            return _request_body(*ordered, by_rank, as_dict, with_mappings)
+        if found.__class__ is not _ShapeText:
+            found = shapes[id(shape)] = shape_text(found)
+        return found.fill(uuids, candidate.ids)
     return render
 
 

@@ -17,14 +17,14 @@ UUIDS = {1: 'u1', 2: 'u2', 3: 'u3', 4: 'u4'}
 LISTING = ({'': (0, 0)}, {'VCPU': (0, 0), 'DISK_GB': (0, 1)})
 
 
-def _result(candidates, summaries=()):
-    return type('Result', (), {'uuids': UUIDS, 'candidates': candidates,
+def _result(candidates, summaries=(), uuids=UUIDS):
+    return type('Result', (), {'uuids': uuids, 'candidates': candidates,
                                'summaries': summaries})
 
 
-def _body(result, mv):
+def _body(result, mv, listing=LISTING):
     return orjson.loads(util.render_json(handler._render(result, V(mv),
-                                                         LISTING)))
+                                                         listing)))
 
 
 class TestAlikeRendersAsItsCandidate(unittest.TestCase):
@@ -46,6 +46,43 @@ class TestAlikeRendersAsItsCandidate(unittest.TestCase):
         request = body['allocation_requests'][0]
         self.assertEqual({'': ['u2', 'u3']}, request['mappings'])
         self.assertEqual(['u3', 'u2'], list(request['allocations']))
+
+    def test_many_copies_of_shapes_render_as_their_candidates(self):
+        # The first copy of a shape is rendered as a value, the later
+        # ones fill its encoded text; past util.EAGER_ITEMS, one by one.
+        uuids = {rp_id: 'u%04d' % (3000 - rp_id) for rp_id in range(3000)}
+        listing = ({'': (0, 0), '_A': (1, 0)},
+                   {'VCPU': (0, 0), 'DISK_GB': (0, 1), 'CUSTOM_%s': (1, 0)})
+        shapes = [
+            model.Shape.of(((0, 'VCPU', 1), (1, 'DISK_GB', 5),
+                            (2, 'CUSTOM_%s', 1)),
+                           (('', (0, 1)), ('_A', (2,)))),
+            model.Shape.of(((0, 'DISK_GB', 5), (0, 'VCPU', 2)),
+                           (('', (0,)),)),
+        ]
+        alike = [model.Alike(shapes[n % 2], (3 * n, 3 * n + 2, 3 * n + 1))
+                 for n in range(util.EAGER_ITEMS // 2 + 5)]
+        plain = [candidate.candidate for candidate in alike]
+        for count in (3, len(alike)):
+            for mv in ('1.10', '1.12', '1.34', '1.39'):
+                with self.subTest(mv=mv, count=count):
+                    self.assertEqual(
+                        _body(_result(plain[:count], uuids=uuids), mv,
+                              listing),
+                        _body(_result(alike[:count], uuids=uuids), mv,
+                              listing))
+
+    def test_copies_keep_the_order_of_their_allocations(self):
+        shape = model.Shape.of(((0, 'VCPU', 1), (1, 'DISK_GB', 5)),
+                               (('', (0, 1)),))
+        body = _body(_result([model.Alike(shape, ids) for ids in (
+            (3, 2), (1, 4), (4, 1))]), '1.34')
+        self.assertEqual([['u3', 'u2'], ['u1', 'u4'], ['u4', 'u1']],
+                         [list(request['allocations'])
+                          for request in body['allocation_requests']])
+        self.assertEqual([['u2', 'u3'], ['u1', 'u4'], ['u1', 'u4']],
+                         [request['mappings']['']
+                          for request in body['allocation_requests']])
 
     def test_summaries_for_the_version(self):
         summary = summaries_mod.ProviderSummary(
