@@ -394,25 +394,10 @@ def deferred(render, items):
     return [Deferred(render, item) for item in items]
 
 
-def deferred_values(render, pairs):
-    """{key: the JSON value of ``item`` by ``render``} of the (key, item)
-    ``pairs``, deferred as ``deferred`` does."""
-    if len(pairs) <= EAGER_ITEMS:
-        return {key: render(item) for key, item in pairs}
-    return {key: Deferred(render, item) for key, item in pairs}
-
-
 def _render_deferred(value):
     if value.__class__ is Deferred:
         return value.render(value.item)
     raise TypeError('%r is not JSON serializable' % (value,))
-
-
-def encoded(value):
-    """``value`` encoded once, as a part of later answers: a value many
-    items of an answer share (the same resources of a thousand alike
-    providers) is then copied, not encoded again, each time."""
-    return orjson.Fragment(orjson.dumps(value))
 
 
 def render_json(body):

@@ -4,7 +4,6 @@ parse (handlers.querystring) -> gather + solve (objects) -> render here.
 """
 import functools
 import random
-import re
 
 from oslo_log import log as logging
 import orjson
@@ -12,6 +11,7 @@ import webob.exc
 
 from placement import errors
 from placement import exception
+from placement.handlers import json_text
 from placement.handlers import querystring
 from placement import microversion
 from placement import observe
@@ -80,27 +80,17 @@ def _in_group_order(allocations, mappings, listing):
     return ordered, mappings
 
 
-# Where a provider's uuid goes in a shape's encoded candidate: a string
-# orjson writes as "\u0001<n>\u0001" (no class, suffix or uuid holds a
-# control character), n the slot's index in the shape's list of slots.
-_SLOT = '\x01%d\x01'
-_SLOTS = re.compile(r'\\u0001(\d+)\\u0001')
-
-
 class _ShapeText:
-    """A shape's candidate encoded once: its JSON text with a %s inside
-    the quotes of each slot, and what fills each slot: a rank (its
-    provider's uuid) or, for a mapping of several providers, a tuple of
-    ranks (their uuids in order, as the strings of one JSON list). A
-    uuid needs no escaping in JSON."""
+    """A shape's candidate encoded once (json_text.Text), and what fills
+    each of its slots, in the text's order: a rank (its provider's uuid)
+    or, for a mapping of several providers, a tuple of ranks (their
+    uuids in order, as the strings of one JSON list)."""
 
-    __slots__ = ('template', 'fills', 'ranks')
+    __slots__ = ('text', 'fills', 'ranks')
 
     def __init__(self, body, fills):
-        pieces = _SLOTS.split(orjson.dumps(body).decode())
-        self.template = '%s'.join(piece.replace('%', '%%')
-                                  for piece in pieces[::2])
-        self.fills = [fills[int(index)] for index in pieces[1::2]]
+        self.text = json_text.Text(body)
+        self.fills = [fills[number] for number in self.text.order]
         # Every slot one provider (the common case): the ranks in order.
         self.ranks = (None if any(fill.__class__ is not int
                                   for fill in self.fills)
@@ -110,12 +100,11 @@ class _ShapeText:
         """orjson.Fragment of the candidate whose providers are ``ids``
         (rank -> id); ``uuids``: id -> uuid."""
         if self.ranks is not None:
-            return orjson.Fragment(self.template % tuple(
-                [uuids[ids[rank]] for rank in self.ranks]))
-        return orjson.Fragment(self.template % tuple([
+            return self.text.fill([uuids[ids[rank]] for rank in self.ranks])
+        return self.text.fill([
             uuids[ids[fill]] if fill.__class__ is int
             else '","'.join(sorted([uuids[ids[rank]] for rank in fill]))
-            for fill in self.fills]))
+            for fill in self.fills])
 
 
 def _request_body(by_provider, mappings, name, as_dict, with_mappings):
@@ -144,11 +133,11 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
 
     The candidates alike up to their providers share a shape
     (model.Alike): it is ordered (_in_group_order) once per answer, and
-    from its second copy on encoded once (_ShapeText): each copy is then
-    that text with its providers' uuids filled in.
+    past its first few copies encoded once (_ShapeText): each copy is
+    then that text with its providers' uuids filled in.
     """
-    # id(shape) -> its order (one copy rendered) or _ShapeText; the
-    # shapes outlive this.
+    # id(shape) -> [copies rendered as values, its order] or _ShapeText;
+    # the shapes outlive this.
     shapes = {}
 
     def shape_text(ordered):
@@ -157,7 +146,7 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
         def slot(ranks):
             # A rank is one uuid; a tuple of ranks, the mapping's list.
             fills.append(ranks)
-            marker = _SLOT % (len(fills) - 1)
+            marker = json_text.slot(len(fills) - 1)
             return marker if ranks.__class__ is int else [marker]
         return _ShapeText(_request_body(*ordered, slot, as_dict,
                                         with_mappings), fills)
@@ -175,49 +164,87 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
         shape = candidate.shape
         found = shapes.get(id(shape))
         if found is None:
-            ordered = shapes[id(shape)] = _in_group_order(
-                shape.allocations, shape.mappings, listing)
-            ids = candidate.ids
+            found = shapes[id(shape)] = [0, _in_group_order(
+                shape.allocations, shape.mappings, listing)]
+        if found.__class__ is list:
+            if found[0] < json_text.PLAIN_COPIES:
+                found[0] += 1
+                ids = candidate.ids
 
-            def by_rank(ranks):
-                if ranks.__class__ is tuple:
-                    return name(tuple([ids[rank] for rank in ranks]))
-                return uuids[ids[ranks]]
-            return _request_body(*ordered, by_rank, as_dict, with_mappings)
-        if found.__class__ is not _ShapeText:
-            found = shapes[id(shape)] = shape_text(found)
+                def by_rank(ranks):
+                    if ranks.__class__ is tuple:
+                        return name(tuple([ids[rank] for rank in ranks]))
+                    return uuids[ids[ranks]]
+                return _request_body(*found[1], by_rank, as_dict,
+                                     with_mappings)
+            found = shapes[id(shape)] = shape_text(found[1])
         return found.fill(uuids, candidate.ids)
     return render
 
 
 def _summary_renderer(with_traits, with_tree):
     """A function rendering one provider summary. Alike providers share
-    their resources mapping (see the objects layer): its JSON value is
-    built once per answer."""
-    resources_of = {}  # id(summary.resources) -> value; they outlive this
+    their resources mapping and traits (see the objects layer): past the
+    first few of them, their summary is encoded once per answer
+    (json_text.Text) and filled with each one's uuids (an
+    orjson.Fragment)."""
+    # (id(resources), id(traits), has a parent) -> the number rendered
+    # as values (json_text.PLAIN_COPIES at most) or the Text; the
+    # summaries outlive this.
+    texts = {}
 
-    def render(summary):
+    resources_of = {}  # id(summary.resources) -> its encoded value
+
+    def body(summary, parent, root):
         resources = resources_of.get(id(summary.resources))
         if resources is None:
-            resources = resources_of[id(summary.resources)] = util.encoded({
-                rc: {'capacity': capacity, 'used': used}
-                for rc, (capacity, used) in summary.resources.items()})
-        body = {'resources': resources}
+            resources = resources_of[id(summary.resources)] = (
+                orjson.Fragment(orjson.dumps({
+                    rc: {'capacity': capacity, 'used': used}
+                    for rc, (capacity, used) in summary.resources.items()})))
+        found = {'resources': resources}
         if with_traits:
-            body['traits'] = summary.traits  # a tuple: a JSON array
+            found['traits'] = summary.traits  # a tuple: a JSON array
         if with_tree:
-            body['parent_provider_uuid'] = summary.parent_uuid
-            body['root_provider_uuid'] = summary.root_uuid
-        return body
+            found['parent_provider_uuid'] = parent
+            found['root_provider_uuid'] = root
+        return found
+
+    def render(summary):
+        key = (id(summary.resources), id(summary.traits),
+               summary.parent_uuid is None)
+        text = texts.get(key, 0)
+        if text.__class__ is int:
+            if text < json_text.PLAIN_COPIES:
+                texts[key] = text + 1
+                return body(summary, summary.parent_uuid, summary.root_uuid)
+            text = texts[key] = json_text.Text(body(
+                summary, None if summary.parent_uuid is None
+                else json_text.slot(0), json_text.slot(1)))
+        if not with_tree:
+            return text.fill(())
+        if summary.parent_uuid is None:
+            return text.fill((summary.root_uuid,))
+        return text.fill((summary.parent_uuid, summary.root_uuid))
     return render
 
 
+def _requests(render, candidates):
+    """The rendered candidates: at once those that fill a shape's text
+    (a string of a few hundred bytes each); in a large answer the others
+    as the encoder reaches them (util.Deferred): 12,500 candidates as
+    one tree of dicts would hold some 25 MB."""
+    if len(candidates) <= util.EAGER_ITEMS:
+        return [render(candidate) for candidate in candidates]
+    alike = model.Alike
+    return [render(candidate) if candidate.__class__ is alike
+            else util.Deferred(render, candidate)
+            for candidate in candidates]
+
+
 def _render(result, mv, listing):
-    """The response body; in a large answer candidates and summaries are
-    rendered as the encoder reaches them (util.deferred): 12,500
-    candidates as one tree of dicts would hold some 25 MB. ``listing``:
-    querystring.listing_order of the query.
-    """
+    """The response body. ``listing``: querystring.listing_order of the
+    query."""
     render_request = _request_renderer(
         result.uuids, mv >= microversion.ALLOCATIONS_DICT,
         mv >= microversion.MAPPINGS, listing)
@@ -225,11 +252,9 @@ def _render(result, mv, listing):
         mv >= microversion.CANDIDATES_TRAITS,
         mv >= microversion.NESTED_CANDIDATES)
     return {
-        'allocation_requests': util.deferred(render_request,
-                                             result.candidates),
-        'provider_summaries': util.deferred_values(
-            render_summary,
-            [(summary.uuid, summary) for summary in result.summaries]),
+        'allocation_requests': _requests(render_request, result.candidates),
+        'provider_summaries': {summary.uuid: render_summary(summary)
+                               for summary in result.summaries},
     }
 
 

@@ -10,7 +10,6 @@ stack where no database is needed.
 """
 import unittest
 
-import orjson
 import webob
 import webob.exc
 
@@ -69,13 +68,6 @@ class TestHelpers(unittest.TestCase):
         self.assertEqual(util.render_json(small)[:-1],
                          util.render_json(large)[:-len(b',{"n":1000}]')])
         self.assertEqual(2 * util.EAGER_ITEMS + 1, len(rendered))
-
-    def test_deferred_values_as_deferred(self):
-        for count in (3, util.EAGER_ITEMS + 1):
-            pairs = [('k%d' % n, n) for n in range(count)]
-            body = util.deferred_values(lambda n: [n], pairs)
-            self.assertEqual({key: [n] for key, n in pairs},
-                             orjson.loads(util.render_json(body)))
 
     def test_work_after_the_response_keeps_one_chunk(self):
         ran = []

@@ -98,3 +98,27 @@ class TestAlikeRendersAsItsCandidate(unittest.TestCase):
              'traits': ['HW_CPU_X86_AVX'], 'parent_provider_uuid': None,
              'root_provider_uuid': 'u1'},
             _body(result, '1.39')['provider_summaries']['u1'])
+
+    def test_alike_summaries_keep_their_own_uuids(self):
+        # One text per resources, traits and parent or not: filled with
+        # each provider's uuids.
+        resources, traits = {'VCPU': (8, 1)}, ('HW_CPU_X86_AVX',)
+        summaries = [
+            summaries_mod.ProviderSummary(1, 'u1', None, 'u1', resources,
+                                          traits),
+            summaries_mod.ProviderSummary(2, 'u2', 'u1', 'u1', resources,
+                                          traits),
+            summaries_mod.ProviderSummary(3, 'u3', None, 'u3', resources,
+                                          traits),
+            summaries_mod.ProviderSummary(4, 'u4', 'u3', 'u3', resources,
+                                          ()),
+        ]
+        found = _body(_result([], summaries), '1.39')['provider_summaries']
+        self.assertEqual(
+            {uuid: (value['parent_provider_uuid'],
+                    value['root_provider_uuid'], tuple(value['traits']))
+             for uuid, value in found.items()},
+            {'u1': (None, 'u1', traits), 'u2': ('u1', 'u1', traits),
+             'u3': (None, 'u3', traits), 'u4': ('u3', 'u3', ())})
+        self.assertEqual({'VCPU': {'capacity': 8, 'used': 1}},
+                         found['u4']['resources'])

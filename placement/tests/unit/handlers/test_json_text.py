@@ -1,0 +1,28 @@
+"""A JSON value encoded once and filled in (handlers.json_text)."""
+import unittest
+
+import orjson
+
+from placement.handlers import json_text
+
+
+class TextTest(unittest.TestCase):
+
+    def _value(self, text, values):
+        return orjson.loads(orjson.dumps([text.fill(values)]))[0]
+
+    def test_slots_filled_in_their_text_order(self):
+        text = json_text.Text({'b': [json_text.slot(1)],
+                               'a': {json_text.slot(0): 1}})
+        self.assertEqual((1, 0), text.order)
+        self.assertEqual({'b': ['x'], 'a': {'y': 1}},
+                         self._value(text, ['x', 'y']))
+
+    def test_a_percent_sign_in_the_value_stays(self):
+        text = json_text.Text({'100%s': json_text.slot(0), 'n': '%d'})
+        self.assertEqual({'100%s': 'u', 'n': '%d'}, self._value(text, ['u']))
+
+    def test_no_slot(self):
+        text = json_text.Text({'a': [1, None]})
+        self.assertEqual((), text.order)
+        self.assertEqual({'a': [1, None]}, self._value(text, ()))
