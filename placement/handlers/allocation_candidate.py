@@ -3,6 +3,7 @@
 parse (handlers.querystring) -> gather + solve (objects) -> render here.
 """
 import functools
+import operator
 import random
 
 from oslo_log import log as logging
@@ -86,21 +87,23 @@ class _ShapeText:
     or, for a mapping of several providers, a tuple of ranks (their
     uuids in order, as the strings of one JSON list)."""
 
-    __slots__ = ('text', 'fills', 'ranks')
+    __slots__ = ('text', 'fills', 'pick')
 
     def __init__(self, body, fills):
         self.text = json_text.Text(body)
         self.fills = [fills[number] for number in self.text.order]
-        # Every slot one provider (the common case): the ranks in order.
-        self.ranks = (None if any(fill.__class__ is not int
-                                  for fill in self.fills)
-                      else self.fills)
+        # Every slot one provider, two slots or more (the common case):
+        # the ids of the slots' ranks, picked in C.
+        self.pick = (operator.itemgetter(*self.fills)
+                     if len(self.fills) > 1 and all(
+                         fill.__class__ is int for fill in self.fills)
+                     else None)
 
     def fill(self, uuids, ids):
         """orjson.Fragment of the candidate whose providers are ``ids``
         (rank -> id); ``uuids``: id -> uuid."""
-        if self.ranks is not None:
-            return self.text.fill([uuids[ids[rank]] for rank in self.ranks])
+        if self.pick is not None:
+            return self.text.fill(map(uuids.__getitem__, self.pick(ids)))
         return self.text.fill([
             uuids[ids[fill]] if fill.__class__ is int
             else '","'.join(sorted([uuids[ids[rank]] for rank in fill]))
