@@ -126,3 +126,11 @@ class TestStatements(unittest.TestCase):
                      postgresql.dialect()))
         self.assertEqual(_sql(statements.range_end_stmt(one)),
                          _sql(statements.range_end_stmt(other)))
+
+    def test_range_end_bounds_are_written_in_the_text(self):
+        # A generic plan for unknown bounds scans and sorts every root.
+        found = plan_mod.plan_for(_query(), _lookups())
+        text = _sql(statements.range_end_stmt(found),
+                    postgresql.psycopg.dialect())
+        self.assertIn('id > __[POSTCOMPILE_low]', text)
+        self.assertIn('LIMIT 1 OFFSET __[POSTCOMPILE_offset]', text)
