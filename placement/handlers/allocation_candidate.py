@@ -136,14 +136,22 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
 
     The candidates alike up to their providers share a shape
     (model.Alike): it is ordered (_in_group_order) once per answer, and
-    past its first few copies encoded once (_ShapeText): each copy is
+    past its first few copies encoded once (_ShapeText, kept in a
+    json_text.Forms by id(shape): the shapes outlive this): each copy is
     then that text with its providers' uuids filled in.
     """
-    # id(shape) -> [copies rendered as values, its order] or _ShapeText;
-    # the shapes outlive this.
-    shapes = {}
+    orders = {}  # id(shape) -> its order
+    texts = json_text.Forms()
+    text_of = texts.get
 
-    def shape_text(ordered):
+    def ordered(shape):
+        found = orders.get(id(shape))
+        if found is None:
+            found = orders[id(shape)] = _in_group_order(
+                shape.allocations, shape.mappings, listing)
+        return found
+
+    def shape_text(shape):
         fills = []
 
         def slot(ranks):
@@ -151,7 +159,7 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
             fills.append(ranks)
             marker = json_text.slot(len(fills) - 1)
             return marker if ranks.__class__ is int else [marker]
-        return _ShapeText(_request_body(*ordered, slot, as_dict,
+        return _ShapeText(_request_body(*ordered(shape), slot, as_dict,
                                         with_mappings), fills)
 
     def name(rps):
@@ -165,23 +173,18 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
                 candidate.allocations, candidate.mappings, listing), name,
                 as_dict, with_mappings)
         shape = candidate.shape
-        found = shapes.get(id(shape))
-        if found is None:
-            found = shapes[id(shape)] = [0, _in_group_order(
-                shape.allocations, shape.mappings, listing)]
-        if found.__class__ is list:
-            if found[0] < json_text.PLAIN_COPIES:
-                found[0] += 1
-                ids = candidate.ids
+        text = text_of(id(shape)) or texts.after_copy(
+            id(shape), shape_text, shape)
+        if text is not None:
+            return text.fill(uuids, candidate.ids)
+        ids = candidate.ids
 
-                def by_rank(ranks):
-                    if ranks.__class__ is tuple:
-                        return name(tuple([ids[rank] for rank in ranks]))
-                    return uuids[ids[ranks]]
-                return _request_body(*found[1], by_rank, as_dict,
-                                     with_mappings)
-            found = shapes[id(shape)] = shape_text(found[1])
-        return found.fill(uuids, candidate.ids)
+        def by_rank(ranks):
+            if ranks.__class__ is tuple:
+                return name(tuple([ids[rank] for rank in ranks]))
+            return uuids[ids[ranks]]
+        return _request_body(*ordered(shape), by_rank, as_dict,
+                             with_mappings)
     return render
 
 
@@ -189,13 +192,11 @@ def _summary_renderer(with_traits, with_tree):
     """A function rendering one provider summary. Alike providers share
     their resources mapping and traits (see the objects layer): past the
     first few of them, their summary is encoded once per answer
-    (json_text.Text) and filled with each one's uuids (an
-    orjson.Fragment)."""
-    # (id(resources), id(traits), has a parent) -> the number rendered
-    # as values (json_text.PLAIN_COPIES at most) or the Text; the
-    # summaries outlive this.
-    texts = {}
-
+    (json_text.Text, kept in a json_text.Forms by the ids of those and
+    whether the provider is a root: the summaries outlive this) and
+    filled with each one's uuids (an orjson.Fragment)."""
+    texts = json_text.Forms()
+    text_of = texts.get
     resources_of = {}  # id(summary.resources) -> its encoded value
 
     def body(summary, parent, root):
@@ -213,17 +214,17 @@ def _summary_renderer(with_traits, with_tree):
             found['root_provider_uuid'] = root
         return found
 
+    def summary_text(summary):
+        return json_text.Text(body(
+            summary, None if summary.parent_uuid is None
+            else json_text.slot(0), json_text.slot(1)))
+
     def render(summary):
         key = (id(summary.resources), id(summary.traits),
                summary.parent_uuid is None)
-        text = texts.get(key, 0)
-        if text.__class__ is int:
-            if text < json_text.PLAIN_COPIES:
-                texts[key] = text + 1
-                return body(summary, summary.parent_uuid, summary.root_uuid)
-            text = texts[key] = json_text.Text(body(
-                summary, None if summary.parent_uuid is None
-                else json_text.slot(0), json_text.slot(1)))
+        text = text_of(key) or texts.after_copy(key, summary_text, summary)
+        if text is None:
+            return body(summary, summary.parent_uuid, summary.root_uuid)
         if not with_tree:
             return text.fill(())
         if summary.parent_uuid is None:

@@ -11,7 +11,7 @@ orjson.Fragment. A uuid needs no escaping in JSON.
 Encoding a form costs a few plain renderings (its value, the encoder, a
 split): the first PLAIN_COPIES copies of a form are rendered as values,
 so that an answer whose forms repeat little (a small limit) pays
-nothing for this.
+nothing for this. Forms keeps that count and the texts of one answer.
 """
 import re
 
@@ -44,3 +44,27 @@ class Text:
         """orjson.Fragment of the value with ``values`` (a sequence, in
         ``order``) in its slots."""
         return orjson.Fragment(self.template % tuple(values))
+
+
+class Forms(dict):
+    """The texts of one answer's forms, by a key naming the form::
+
+        text = forms.get(key) or forms.after_copy(key, encode, *args)
+
+    is None for each of the form's first PLAIN_COPIES copies (render
+    those as values), then its text, made once by ``encode(*args)``
+    (a Text or anything that fills one) and kept under ``key``."""
+
+    __slots__ = ('_copies',)
+
+    def __init__(self):
+        super().__init__()
+        self._copies = {}
+
+    def after_copy(self, key, encode, *args):
+        copies = self._copies.get(key, 0)
+        if copies < PLAIN_COPIES:
+            self._copies[key] = copies + 1
+            return None
+        text = self[key] = encode(*args)
+        return text

@@ -26,3 +26,25 @@ class TextTest(unittest.TestCase):
         text = json_text.Text({'a': [1, None]})
         self.assertEqual((), text.order)
         self.assertEqual({'a': [1, None]}, self._value(text, ()))
+
+
+class FormsTest(unittest.TestCase):
+
+    def test_plain_copies_then_one_text_per_key(self):
+        forms = json_text.Forms()
+        made = []
+
+        def encode(name):
+            made.append(name)
+            return json_text.Text([name, json_text.slot(0)])
+
+        def text(key):
+            return forms.get(key) or forms.after_copy(key, encode, key)
+        for _ in range(json_text.PLAIN_COPIES):
+            self.assertIsNone(text('a'))
+        self.assertIsNone(text('b'))
+        first = text('a')
+        self.assertIs(first, text('a'))
+        self.assertEqual(['a'], made)
+        self.assertEqual(['a', 'u'],
+                         orjson.loads(orjson.dumps(first.fill(['u']))))
