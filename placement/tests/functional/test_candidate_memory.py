@@ -12,9 +12,11 @@ import json
 import unittest
 import uuid
 
+import sqlalchemy as sa
 import webob
 
 from placement.db import api as db_api
+from placement.db import models
 from placement import deploy
 from placement.objects.candidates import memory
 from placement.testing import app as app_fixture
@@ -156,6 +158,32 @@ class TestCandidateMemory(unittest.TestCase):
             found['provider_summaries'][child]['resources']['VCPU'])
 
 
+class TestAlikeProviders(unittest.TestCase):
+
+    def test_alike_providers_share_their_loaded_values(self):
+        # On every backend, SQLite's disabled store included: the solver
+        # tells alike trees apart by the identity of these values.
+        app_fixture.on_each_backend(self, self._check)
+
+    def _check(self, placement):
+        client = _Client(placement.app)
+        names = ('one', 'two')
+        for name in names:
+            rp_uuid = str(uuid.uuid4())
+            client.call('POST', '/resource_providers',
+                        {'name': name, 'uuid': rp_uuid})
+            client.put_inventories(rp_uuid, {'VCPU': {'total': 4}})
+        rps = models.resource_providers
+        with placement.db.reader.connect() as conn:
+            keys = conn.execute(
+                sa.select(rps.c.id, rps.c.uuid, rps.c.generation)
+                .where(rps.c.name.in_(names))).all()
+            one, two = memory.entries(
+                conn, memory.Store(enabled=False), keys).values()
+        self.assertIs(one.inventories, two.inventories)
+        self.assertIs(one.traits, two.traits)
+
+
 class TestStore(unittest.TestCase):
     """The store's own rules, without a database."""
 
@@ -170,10 +198,19 @@ class TestStore(unittest.TestCase):
 
     def test_disabled_store_keeps_nothing(self):
         store = memory.Store(enabled=False)
-        store.intern((1, 2, 0, 1.0, 1, 2, 1))
+        store.interner()((1, 2, 0, 1.0, 1, 2, 1))
         store.keep({1: memory.Entry('u1', 0, (), frozenset())})
         self.assertEqual({}, store.entries)
         self.assertEqual({}, store.interned)
+
+    def test_equal_values_are_shared_within_a_load_when_disabled(self):
+        # SQLite: nothing is kept, but alike providers of one request
+        # still share their rows (the solver groups alike trees by
+        # identity).
+        for enabled in (True, False):
+            intern = memory.Store(enabled=enabled).interner()
+            first = intern(tuple([1, 2, 0, 1.0]))
+            self.assertIs(first, intern(tuple([1, 2, 0, 1.0])))
 
     def test_full_store_starts_over(self):
         store = memory.Store()
