@@ -28,7 +28,6 @@ expanding IN list: PyMySQL and SQLite bind on the client, where the
 length costs little.
 """
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext import compiler
 from sqlalchemy.sql import functions
 
@@ -88,5 +87,5 @@ def _any_of_in_list(element, sql_compiler, **kw):
 @compiler.compiles(any_of, 'postgresql')
 def _any_of_array(element, sql_compiler, **kw):
     column, values = element.clauses
-    array = sa.bindparam(values.key, type_=postgresql.ARRAY(column.type))
+    array = sa.bindparam(values.key, type_=sa.ARRAY(column.type))
     return sql_compiler.process(column == sa.any_(array), **kw)
