@@ -322,6 +322,7 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
     token = DEADLINE.set((deadline, final) if policy.budget > 0
                          else _NO_BUDGET)
     attempts = None
+    judged_absent = []
     try:
         while True:
             try:
@@ -330,16 +331,46 @@ def run(policy: RetryPolicy, func, args, kwargs, on_duplicate=None,
                 outcome = _resolve(exc, verify)
                 if outcome is not NOT_LANDED:
                     return outcome
+                if exc.check is not None:
+                    judged_absent.append(exc)
                 failure, cause = Failure.DISCONNECT, exc.cause
             except Exception as exc:
                 failure, cause = classify(exc), exc
                 if failure is None:
-                    raise
+                    return _landed_after_all(judged_absent, verify, exc)
             if attempts is None:
                 attempts = _Attempts(policy, on_duplicate, deadline)
-            attempts.pause_or_give_up(failure, cause)
+            try:
+                attempts.pause_or_give_up(failure, cause)
+            except Exception as exc:
+                return _landed_after_all(judged_absent, verify, exc)
     finally:
         DEADLINE.reset(token)
+
+
+def _landed_after_all(judged_absent, verify, error):
+    """Raise ``error``, the end of an operation, unless one of the
+    COMMITs judged absent earlier in it (``judged_absent``) has landed
+    since: then answer as the write that landed.
+
+    A lost COMMIT may still be running on its server when its check ran
+    elsewhere (behind a proxy that spreads connections over Galera
+    nodes, or past the wait for the old session): the check does not
+    see it, the operation runs again, and the late write lands first;
+    the new attempt then conflicts with it or finds its work done (a
+    DELETE finds nothing: 404; a new consumer exists: 409). Both writes
+    touch the same rows, so at most one of them lands; asking again now
+    tells which.
+    """
+    for lost in judged_absent:
+        outcome = verify(lost)
+        if outcome is not NOT_LANDED:
+            break
+    else:
+        raise error
+    LOG.info('A COMMIT judged absent landed after all (the next attempt '
+             'ended with %r); answering as the write that landed', error)
+    return outcome
 
 
 def verify_with(policy: RetryPolicy, connect, check):

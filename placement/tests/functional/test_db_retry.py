@@ -34,6 +34,7 @@ from placement import deploy
 from placement import policy
 from placement.testing import app as app_fixture
 from placement.testing import concurrency
+from placement.testing import late_commit
 from placement.testing import lock_waits
 from placement.testing import tcp_proxy
 
@@ -590,3 +591,33 @@ class MySQLRetryTest(_RetryCase, unittest.TestCase):
 
 class PostgreSQLRetryTest(_RetryCase, unittest.TestCase):
     backend_name = 'postgresql'
+
+    # --- a COMMIT that lands after it was judged absent -----------------
+    # Its check ran on a new connection at once and did not see it: the
+    # COMMIT was still in flight (testing/late_commit.py). MySQL's check
+    # first waits for the old server session to end, so on one server it
+    # does not happen there; between Galera nodes it does (test_galera).
+
+    def test_delete_whose_commit_lands_late_answers_204(self):
+        consumer = self._claim(self._provider())
+        late_commit.arrange(self, self.db, self.proxy)
+        status, _, body = self._send('DELETE', '/allocations/%s' % consumer)
+        self.assertEqual(204, status, body)
+        self._assert_retried('lost connection')
+        self.assertEqual((None, []), self._stored(consumer))
+
+    def test_claim_whose_commit_lands_late_answers_204_once(self):
+        rp_uuid = self._provider()
+        consumer = str(uuid.uuid4())
+        late_commit.arrange(self, self.db, self.proxy)
+        status, _, body = self._send('PUT', '/allocations/%s' % consumer,
+                                     claim_body(rp_uuid, vcpu=3))
+        self.assertEqual(204, status, body)
+        self._assert_retried('lost connection')
+        self.assertEqual(1, self._stored(consumer)[0])
+        status, _, body = self._send('GET', '/resource_providers/%s'
+                                     % rp_uuid)
+        self.assertEqual(2, body['generation'])
+        usage = self._send('GET', '/resource_providers/%s/usages'
+                           % rp_uuid)[2]
+        self.assertEqual({'VCPU': 3}, usage['usages'])

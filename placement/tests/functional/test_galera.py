@@ -29,11 +29,15 @@ import uuid
 
 from placement.db import api as db_api
 from placement.db import health
+from placement import deploy
 from placement.testing import app as app_fixture
 from placement.testing import backends
+from placement.testing import concurrency
 from placement.testing import galera
 from placement.testing import galera_load
 from placement.testing import galera_scenarios
+from placement.testing import late_commit
+from placement.testing import tcp_proxy
 
 BASE_PORT = int(os.environ.get('PLACEMENT_TEST_GALERA_PORT', '18200'))
 API_PORTS = [BASE_PORT + galera.PORTS + index for index in range(4)]
@@ -127,6 +131,83 @@ class GaleraClusterTest(unittest.TestCase):
 
     def test_haproxy_round_robin_node_frozen(self):
         self._scenario('haproxy-roundrobin-freeze')
+
+    # --- a COMMIT lost on node 2, checked on node 0 before it lands ------
+
+    def _app_via_proxy_to(self, index):
+        """(app, db, proxy): an in-process app reaching node ``index``
+        through a proxy (testing/late_commit.py), with read-your-writes
+        as a round-robin deployment has it."""
+        proxy = tcp_proxy.TCPProxy(tcp_proxy.port_block(), (
+            '127.0.0.1', self.cluster.nodes[index].port))
+        proxy.start()
+        self.addCleanup(proxy.stop)
+        url = self.cluster.url(index, self.database).replace(
+            ':%d/' % self.cluster.nodes[index].port, ':%d/' % proxy.port)
+        conf = app_fixture.make_conf(
+            url, **{'placement_database.mysql_wsrep_sync_wait': 1})
+        db = db_api.create_database(conf)
+        self.addCleanup(db.dispose)
+        return deploy.loadapp(conf, db=db), db, proxy
+
+    def _send(self, app, method, path, body=None, expect=None):
+        status, text = concurrency.send(app, method, path, body)
+        if expect is not None:
+            self.assertEqual(expect, status, text)
+        return status, text
+
+    def _provider(self, app):
+        rp_uuid = str(uuid.uuid4())
+        self._send(app, 'POST', '/resource_providers',
+                   {'name': rp_uuid, 'uuid': rp_uuid}, expect=200)
+        self._send(app, 'PUT', '/resource_providers/%s/inventories'
+                   % rp_uuid, {'resource_provider_generation': 0,
+                               'inventories': {'VCPU': {'total': 8}}},
+                   expect=200)
+        return rp_uuid
+
+    def _claim_path_body(self, rp_uuid, vcpu):
+        return '/allocations/%s' % uuid.uuid4(), {
+            'allocations': {rp_uuid: {'resources': {'VCPU': vcpu}}},
+            'project_id': galera_load.PROJECT, 'user_id': galera_load.USER,
+            'consumer_generation': None, 'consumer_type': 'INSTANCE'}
+
+    def _allocations_everywhere(self, consumer):
+        sql = ('SELECT resource_provider_id, used FROM allocations '
+               'WHERE consumer_id = %s')
+        return [list(self.cluster.rows(node.index, self.database, sql,
+                                       [consumer]))
+                for node in self.cluster.nodes]
+
+    def test_delete_landing_late_on_another_node_answers_204(self):
+        """The check on node 0 missed the DELETE still in flight on node
+        2; the next attempt found nothing: 204, not its 404."""
+        app, db, proxy = self._app_via_proxy_to(2)
+        path, body = self._claim_path_body(self._provider(app), 2)
+        self._send(app, 'PUT', path, body, expect=204)
+        late_commit.arrange(self, db, proxy, then_to=(
+            '127.0.0.1', self.cluster.nodes[0].port))
+        self._send(app, 'DELETE', path, expect=204)
+        consumer = path.rsplit('/', 1)[1]
+        self.assertEqual([[]] * 3, self._allocations_everywhere(consumer))
+
+    def test_claim_landing_late_on_another_node_answers_204(self):
+        """The check on node 0 missed the claim still in flight on node
+        2; the next attempt found its consumer: 204, not its 409."""
+        app, db, proxy = self._app_via_proxy_to(2)
+        rp_uuid = self._provider(app)
+        path, body = self._claim_path_body(rp_uuid, 3)
+        late_commit.arrange(self, db, proxy, then_to=(
+            '127.0.0.1', self.cluster.nodes[0].port))
+        self._send(app, 'PUT', path, body, expect=204)
+        consumer = path.rsplit('/', 1)[1]
+        rows = self._allocations_everywhere(consumer)
+        self.assertEqual(1, len(rows[0]), rows)
+        self.assertEqual([rows[0]] * 3, rows)
+        status, text = self._send(
+            app, 'GET', '/resource_providers/%s/usages' % rp_uuid,
+            expect=200)
+        self.assertEqual({'VCPU': 3}, json.loads(text)['usages'])
 
     def test_health_probe_names_each_node_and_its_state(self):
         """/healthcheck's database probe: the node that answered, Synced

@@ -312,6 +312,45 @@ class RunTest(testtools.TestCase):
             func, verify=lambda check: retry.NOT_LANDED))
         self.assertEqual(2, func.calls)
 
+    def test_lost_commit_that_lands_late_answers_as_landed(self):
+        # Judged absent, it lands before the next attempt, which then
+        # finds its work done (a DELETE's 404, a new consumer's 409).
+        verdicts = [retry.NOT_LANDED, 'stored']
+        seen = []
+
+        def verify(lost):
+            seen.append(lost.check)
+            return verdicts.pop(0)
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'),
+                       exception.NotFound('gone already'))
+        self.assertEqual('stored', self._run(func, verify=verify))
+        self.assertEqual((['check', 'check'], 2), (seen, func.calls))
+
+    def test_a_later_error_stands_when_the_lost_commit_stays_absent(self):
+        seen = []
+
+        def verify(lost):
+            seen.append(lost.check)
+            return retry.NOT_LANDED
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'),
+                       exception.NotFound('not there'))
+        self.assertRaises(exception.NotFound, self._run, func,
+                          verify=verify)
+        self.assertEqual(['check', 'check'], seen)
+
+    def test_lost_commit_that_lands_while_the_retries_run_out(self):
+        verdicts = [retry.NOT_LANDED, 'stored']
+        func = _Script(retry.AmbiguousCommit(mysql_error(2013), 'check'),
+                       *[mysql_error(2003)] * 10000)
+        self.assertEqual('stored', self._run(
+            func, verify=lambda lost: verdicts.pop(0)))
+        self.assertGreater(func.calls, 2)
+
+    def test_an_error_without_a_lost_commit_asks_nothing(self):
+        func = _Script(mysql_error(1213), exception.NotFound('not there'))
+        self.assertRaises(exception.NotFound, self._run, func,
+                          verify=lambda lost: self.fail('asked'))
+
     def test_lost_commit_without_a_check_is_run_again(self):
         func = _Script(retry.AmbiguousCommit(mysql_error(2013)))
         self.assertEqual('done', self._run(func, verify=lambda c: 'x'))
