@@ -3,7 +3,8 @@
 One cluster (testing/galera.py) serves the whole class; each test has a
 fresh database. Each scenario runs uwsgi API servers pinned one per node
 or behind HAProxy, fills 20 providers with unpaced claims and deletes,
-hits node 2 with a fault mid-run, then checks (testing/
+hits node 2 with a fault mid-run (killed, frozen, or its proxied
+connections cut while it stalls), then checks (testing/
 galera_scenarios.py): no over-commit at any instant on node 0 nor at the
 end on any node, every 2xx claim present exactly once unless deleted,
 every failed write absent, no orphan consumer, identical rows on every
@@ -131,6 +132,12 @@ class GaleraClusterTest(unittest.TestCase):
 
     def test_haproxy_round_robin_node_frozen(self):
         self._scenario('haproxy-roundrobin-freeze')
+
+    def test_haproxy_round_robin_sessions_cut(self):
+        """HAProxy closes node 2's connections while the node stalls,
+        again and again: COMMITs lost in flight, checked on the other
+        nodes while the stalled one may still land them."""
+        self._scenario('haproxy-roundrobin-cut')
 
     # --- a COMMIT lost on node 2, checked on node 0 before it lands ------
 
