@@ -162,12 +162,20 @@ def on_commit_lost(check) -> None:
         holder[:] = [check]
 
 
+# Failures of a COMMIT that leave its outcome unknown: the connection
+# went (the server may have committed), or the node stopped serving
+# while committing (a Galera node that left the primary component during
+# COMMIT, MySQL 1180 or 1047, may have replicated the write to the nodes
+# that stayed). A lost race (a certification failure) did not commit.
+_AMBIGUOUS_AT_COMMIT = (retry.Failure.DISCONNECT, retry.Failure.NOT_READY)
+
+
 def _commit(conn, trans, holder):
     server = driver.server_of(conn)
     try:
         trans.commit()
     except Exception as exc:
-        if retry.classify(exc) is retry.Failure.DISCONNECT:
+        if retry.classify(exc) in _AMBIGUOUS_AT_COMMIT:
             raise retry.AmbiguousCommit(
                 exc, holder[0] if holder else None, server) from exc
         raise

@@ -1,18 +1,22 @@
 """db.engine.create_engine: oslo.db's engine for [placement_database],
 with the idle-only ping and our events on top (no database server
-needed: max_retries=0 connects nowhere)."""
+needed: max_retries=0 connects nowhere); db.api.transaction's COMMIT."""
 import inspect
 import os
+import shutil
 import tempfile
 
 from oslo_config import cfg
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import engines
+import pymysql
 import sqlalchemy as sa
 import testtools
 
 from placement import conf as placement_conf
+from placement.db import api as db_api
 from placement.db import engine as db_engine
+from placement.db import retry
 
 
 def _group(url, **options):
@@ -140,3 +144,43 @@ class CreateEngineTests(testtools.TestCase):
         with engine.connect() as conn:
             self.assertEqual(os.getpid(),
                              conn.connection._connection_record.info['pid'])
+
+
+def _mysql_error(code):
+    return sa.exc.OperationalError(
+        'COMMIT', {}, pymysql.err.OperationalError(code, 'x'))
+
+
+class CommitTest(testtools.TestCase):
+    """What a failed COMMIT raises: AmbiguousCommit, with the write's
+    check, when the write may have landed. The failure is raised by
+    SQLAlchemy's commit event of a real SQLite engine, as the driver
+    would."""
+
+    def _commit_failing_with(self, error):
+        directory = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, directory)
+        engine = sa.create_engine('sqlite:///%s' % os.path.join(
+            directory, 'commit.db'))
+        self.addCleanup(engine.dispose)
+
+        @sa.event.listens_for(engine, 'commit')
+        def fail(conn):
+            raise error
+        with db_api.transaction(db_api.Database(engine)) as conn:
+            conn.execute(sa.text('CREATE TABLE t (x INTEGER)'))
+            db_api.on_commit_lost('check')
+
+    def test_lost_connection_or_node_is_ambiguous(self):
+        for code in (2013, 2006, 1180, 1047):
+            with self.subTest(code=code):
+                exc = self.assertRaises(
+                    retry.AmbiguousCommit, self._commit_failing_with,
+                    _mysql_error(code))
+                self.assertEqual('check', exc.check)
+
+    def test_lost_race_is_not(self):
+        error = _mysql_error(1213)
+        exc = self.assertRaises(sa.exc.OperationalError,
+                                self._commit_failing_with, error)
+        self.assertIs(error, exc)
