@@ -410,6 +410,18 @@ class _RetryCase:
             _break_socket(dbapi_conn)
             cursor.execute('SELECT 1')
 
+    def _assert_claimed_once(self, consumer, rp_uuid, vcpu):
+        """The claim of ``vcpu`` VCPU by ``consumer`` is stored once:
+        consumer generation 1, the provider (generation 1 after its
+        inventory) bumped once, its usage ``vcpu``."""
+        self.assertEqual(1, self._stored(consumer)[0])
+        status, _, body = self._send('GET', '/resource_providers/%s'
+                                     % rp_uuid)
+        self.assertEqual(2, body['generation'])
+        usage = self._send('GET', '/resource_providers/%s/usages'
+                           % rp_uuid)[2]
+        self.assertEqual({'VCPU': vcpu}, usage['usages'])
+
     def test_commit_lost_before_it_was_sent_is_retried(self):
         rp_uuid = self._provider()
         done = self._lose_commits(['before'])
@@ -426,14 +438,7 @@ class _RetryCase:
         done = self._lose_commits(plan)
         consumer = self._claim(rp_uuid, vcpu=2)
         self.assertEqual(['after'], done)
-        # Applied once: consumer generation 1, provider bumped once.
-        self.assertEqual(1, self._stored(consumer)[0])
-        status, _, body = self._send('GET', '/resource_providers/%s'
-                                     % rp_uuid)
-        self.assertEqual(2, body['generation'])
-        usage = self._send('GET', '/resource_providers/%s/usages'
-                           % rp_uuid)[2]
-        self.assertEqual({'VCPU': 2}, usage['usages'])
+        self._assert_claimed_once(consumer, rp_uuid, 2)
 
     def test_delete_commit_lost_after_it_landed_answers_204(self):
         consumer = self._claim(self._provider())
@@ -614,10 +619,4 @@ class PostgreSQLRetryTest(_RetryCase, unittest.TestCase):
                                      claim_body(rp_uuid, vcpu=3))
         self.assertEqual(204, status, body)
         self._assert_retried('lost connection')
-        self.assertEqual(1, self._stored(consumer)[0])
-        status, _, body = self._send('GET', '/resource_providers/%s'
-                                     % rp_uuid)
-        self.assertEqual(2, body['generation'])
-        usage = self._send('GET', '/resource_providers/%s/usages'
-                           % rp_uuid)[2]
-        self.assertEqual({'VCPU': 3}, usage['usages'])
+        self._assert_claimed_once(consumer, rp_uuid, 3)
