@@ -6,7 +6,9 @@ alike in resources and traits. Such a form is encoded by orjson once,
 with a slot where each uuid goes (``slot(n)``, a string orjson writes as
 "\\u0001<n>\\u0001": no class, suffix, trait or uuid holds a control
 character); each copy is then that text with its uuids put in, as an
-orjson.Fragment. A uuid needs no escaping in JSON.
+orjson.Fragment. A uuid needs no escaping in JSON. A value that may need
+it (a name, a number, null) goes in a ``value_slot(n)``, which stands
+for a whole JSON value, and is filled with that value's JSON text.
 
 Encoding a form costs a few plain renderings (its value, the encoder, a
 split): the first PLAIN_COPIES copies of a form are rendered as values,
@@ -19,12 +21,35 @@ import orjson
 
 PLAIN_COPIES = 8
 _SLOT = '\x01%d\x01'
-_SLOTS = re.compile(r'\\u0001(\d+)\\u0001')
+_VALUE_SLOT = '\x02%d\x02'
+# A slot inside a string, or a value slot with its quotes.
+_SLOTS = re.compile(r'\\u0001(\d+)\\u0001|"\\u0002(\d+)\\u0002"')
+_MARKERS = re.compile('[\x01\x02]')
+# What a slot's text must not hold: it would need escaping.
+_ESCAPED = re.compile('[\x00-\x1f"\\\\]')
 
 
 def slot(number: int) -> str:
-    """The placeholder of slot ``number`` in a value given to Text."""
+    """The placeholder of slot ``number`` in a value given to Text: text
+    that needs no escaping in a JSON string (a uuid) goes there."""
     return _SLOT % number
+
+
+def value_slot(number: int) -> str:
+    """The placeholder of a whole JSON value (not an object's key), filled
+    with that value's JSON text (orjson.dumps(value).decode())."""
+    return _VALUE_SLOT % number
+
+
+def has_markers(text: str) -> bool:
+    """Whether ``text``, meant as a constant of a Text's value, holds a
+    character of the slots' markers (then it cannot be one)."""
+    return _MARKERS.search(text) is not None
+
+
+def plain(text: str) -> bool:
+    """Whether ``text`` can go in a slot as it is (needs no escaping)."""
+    return _ESCAPED.search(text) is None
 
 
 class Text:
@@ -37,8 +62,10 @@ class Text:
     def __init__(self, value):
         pieces = _SLOTS.split(orjson.dumps(value).decode())
         self.template = '%s'.join(piece.replace('%', '%%')
-                                  for piece in pieces[::2])
-        self.order = tuple(int(number) for number in pieces[1::2])
+                                  for piece in pieces[::3])
+        self.order = tuple(int(number if number is not None else whole)
+                           for number, whole in zip(pieces[1::3],
+                                                    pieces[2::3]))
 
     def fill(self, values):
         """orjson.Fragment of the value with ``values`` (a sequence, in

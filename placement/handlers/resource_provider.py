@@ -3,11 +3,15 @@
 Parse and validate for the version, authorize, call one operation in
 ``objects.resource_provider``, render. No SQL here.
 """
+import operator
+
+import orjson
 import webob.exc
 from oslo_utils import uuidutils
 
 from placement import errors
 from placement import exception
+from placement.handlers import json_text
 from placement.handlers import querystring
 from placement import microversion
 from placement.objects import gc_pause
@@ -48,6 +52,15 @@ def provider_url(req, provider_uuid):
     return util.url(req, '/resource_providers/%s' % provider_uuid)
 
 
+def _provider_form(req, mv):
+    """(URL prefix, [(rel, suffix)] of the links, whether nested fields
+    show) of a provider rendered for ``req`` at ``mv``."""
+    links = [('self', '')] + [(rel, '/' + rel) for rel, since in _LINK_RELS
+                              if mv >= since]
+    return (provider_url(req, ''), links,
+            mv >= microversion.NESTED_PROVIDERS)
+
+
 def _provider_renderer(req, mv):
     """A function rendering one provider (uuid, name, generation, parent
     uuid, root uuid) for ``req`` at ``mv``.
@@ -56,10 +69,7 @@ def _provider_renderer(req, mv):
     worked out once per request, not once per provider (a list of 1,000
     providers made 6,000 version comparisons).
     """
-    prefix = provider_url(req, '')
-    links = [('self', '')] + [(rel, '/' + rel) for rel, since in _LINK_RELS
-                              if mv >= since]
-    is_nested = mv >= microversion.NESTED_PROVIDERS
+    prefix, links, is_nested = _provider_form(req, mv)
 
     def render(uuid, name, generation, parent_uuid, root_uuid):
         url = prefix + uuid
@@ -79,14 +89,51 @@ def _render_provider(req, mv, provider):
         provider.parent_provider_uuid, provider.root_provider_uuid)
 
 
+def _listed_text(req, mv):
+    """json_text.Text of a listed provider (what _provider_renderer
+    gives), None if the URL prefix cannot be a constant of one. Slots:
+    0 the uuid; whole values: 1 the name, 2 the generation, 3 the
+    parent's uuid, 4 the root's."""
+    prefix, links, is_nested = _provider_form(req, mv)
+    if json_text.has_markers(prefix):
+        return None
+    uuid = json_text.slot(0)
+    body = {'uuid': uuid, 'name': json_text.value_slot(1),
+            'generation': json_text.value_slot(2),
+            'links': [{'rel': rel, 'href': prefix + uuid + suffix}
+                      for rel, suffix in links]}
+    if is_nested:
+        body['parent_provider_uuid'] = json_text.value_slot(3)
+        body['root_provider_uuid'] = json_text.value_slot(4)
+    return json_text.Text(body)
+
+
+def _plain_uuids(rows):
+    """Whether every uuid of ``rows`` can fill a slot as it is (the API
+    only stores uuids; a row written by other means may hold anything)."""
+    return json_text.plain(''.join([
+        row[0] + (row[3] or '') + (row[4] or '') for row in rows]))
+
+
 def _render_provider_list(req, mv, rows):
-    """The list's body; in a large list each provider (a row of
-    provider_list) is rendered as the encoder reaches it
-    (util.deferred)."""
-    render = _provider_renderer(req, mv)
-    return {'resource_providers': util.deferred(
-        lambda row: render(row[0], row[1], row[2] or 0, row[3], row[4]),
-        rows)}
+    """The list's body: each provider (a row of provider_list) fills the
+    text of a listed provider, encoded once (json_text), where every
+    uuid can; else rendered as _render_provider renders it, in a large
+    list as the encoder reaches it (util.deferred). GET
+    /resource_providers of 1,000 providers as dicts held 7,000 of them,
+    built, encoded and freed: about half its CPU."""
+    text = _listed_text(req, mv) if rows and _plain_uuids(rows) else None
+    if text is None:
+        render = _provider_renderer(req, mv)
+        return {'resource_providers': util.deferred(
+            lambda row: render(row[0], row[1], row[2] or 0, row[3],
+                               row[4]), rows)}
+    template, pick = text.template, operator.itemgetter(*text.order)
+    fragment, dumps = orjson.Fragment, orjson.dumps
+    return {'resource_providers': [fragment(template % pick((
+        row[0], dumps(row[1]).decode(), row[2] or 0,
+        'null' if row[3] is None else '"%s"' % row[3],
+        'null' if row[4] is None else '"%s"' % row[4]))) for row in rows]}
 
 
 def _modified(provider):

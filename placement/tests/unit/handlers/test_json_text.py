@@ -22,6 +22,25 @@ class TextTest(unittest.TestCase):
         text = json_text.Text({'100%s': json_text.slot(0), 'n': '%d'})
         self.assertEqual({'100%s': 'u', 'n': '%d'}, self._value(text, ['u']))
 
+    def test_value_slots_take_json_text(self):
+        text = json_text.Text({'u': json_text.slot(0),
+                               'v': [json_text.value_slot(1),
+                                     json_text.value_slot(2)],
+                               'w': 'x' + json_text.slot(0) + '/y'})
+        self.assertEqual((0, 1, 2, 0), text.order)
+        self.assertEqual(
+            {'u': 'id', 'v': ['q"\\', None], 'w': 'xid/y'},
+            self._value(text, ['id', orjson.dumps('q"\\').decode(),
+                               'null', 'id']))
+
+    def test_plain_and_markers(self):
+        self.assertTrue(json_text.plain('aaaa-00 \u00e9'))
+        for odd in ('"', '\\', '\x00', '\x1f', '\n'):
+            self.assertFalse(json_text.plain('a' + odd), repr(odd))
+        self.assertFalse(json_text.has_markers('/placement'))
+        self.assertTrue(json_text.has_markers('/p\x01'))
+        self.assertTrue(json_text.has_markers('/p\x02'))
+
     def test_no_slot(self):
         text = json_text.Text({'a': [1, None]})
         self.assertEqual((), text.order)

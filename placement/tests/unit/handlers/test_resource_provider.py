@@ -96,6 +96,32 @@ class ListedProviderTest(unittest.TestCase):
                     handler._render_provider_list(req, V(mv), rows))),
                     (script_name, mv))
 
+    def test_uuids_that_need_escaping_render_as_values(self):
+        # Stored by other means than the API: the list does not put them
+        # in a text as they are.
+        req = webob.Request.blank('/')
+        for odd in ('a"b', 'a\\b', 'a\x01b'):
+            rows = [(odd, 'n', 1, None, odd), (UUID, 'm', 2, odd, odd)]
+            listed = json.loads(util.render_json(
+                handler._render_provider_list(req, V('1.39'), rows)))
+            self.assertEqual([odd, UUID], [
+                p['uuid'] for p in listed['resource_providers']])
+            self.assertEqual(
+                '/resource_providers/' + odd + '/traits',
+                listed['resource_providers'][0]['links'][4]['href'])
+            self.assertEqual(odd, listed['resource_providers'][1][
+                'parent_provider_uuid'])
+
+    def test_a_prefix_holding_a_slot_marker_renders_as_values(self):
+        req = webob.Request.blank(
+            '/', environ={'SCRIPT_NAME': '/p\x01l\x02'})
+        rows = self._rows()
+        listed = json.loads(util.render_json(
+            handler._render_provider_list(req, V('1.39'), rows)))
+        self.assertEqual(
+            '/p\x01l\x02/resource_providers/' + rows[0][0],
+            listed['resource_providers'][0]['links'][0]['href'])
+
     def test_empty_list(self):
         req = webob.Request.blank('/')
         self.assertEqual(b'{"resource_providers":[]}', util.render_json(
