@@ -136,7 +136,11 @@ class Statements:
     def _reset(self, dbapi_connection, record, reset_state):
         # SQLAlchemy 2's signature: a listener with *args goes through
         # its legacy adapter, which warns (and costs ~0.2 ms) each time.
-        if _ends(dbapi_connection):
+        # The pool sends no ROLLBACK when the connection's own transaction
+        # was ended already (MariaDB's status counters: one ROLLBACK per
+        # read, not two).
+        if (not reset_state.transaction_was_reset
+                and _ends(dbapi_connection)):
             self.trips += 1
 
     def snapshot(self):
