@@ -96,6 +96,21 @@ class ListedProviderTest(unittest.TestCase):
                     handler._render_provider_list(req, V(mv), rows))),
                     (script_name, mv))
 
+    def test_a_long_list_renders_the_same(self):
+        # Past util.EAGER_ITEMS each provider is filled as the encoder
+        # reaches it.
+        req = webob.Request.blank('/')
+        rows = [('aaaaaaaa-0000-4000-8000-%012d' % i, 'n%d' % i, i, None,
+                 'aaaaaaaa-0000-4000-8000-%012d' % i)
+                for i in range(util.EAGER_ITEMS + 1)]
+        listed = json.loads(util.render_json(
+            handler._render_provider_list(req, V('1.39'), rows)))
+        self.assertEqual(len(rows), len(listed['resource_providers']))
+        self.assertEqual(handler._render_provider(req, V('1.39'), _provider(
+            uuid=rows[-1][0], name=rows[-1][1], generation=rows[-1][2],
+            parent_provider_uuid=None, root_provider_uuid=rows[-1][4])),
+            listed['resource_providers'][-1])
+
     def test_uuids_that_need_escaping_render_as_values(self):
         # Stored by other means than the API: the list does not put them
         # in a text as they are.
