@@ -80,11 +80,12 @@ def list_candidates(ctx, query: model.CandidateQuery,
                                         getattr(exc, 'groups_before', ())):
                 raise
             return _NOTHING
-    summaries = _summaries(found, seen, query.nested_aware, with_traits)
+    uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
+    summaries = _summaries(found, seen, uuids, query.nested_aware,
+                           with_traits)
     if not summary_classes_all:
         summaries = [summaries_mod.restrict_classes(s, query.resource_classes)
                      for s in summaries]
-    uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
     return CandidateResult(tuple(found), uuids, tuple(summaries))
 
 
@@ -121,9 +122,10 @@ def _one_matches_nothing(conn, query, options, suffixes) -> bool:
     return False
 
 
-def _summaries(candidates, seen, nested_aware, with_traits):
+def _summaries(candidates, seen, uuids, nested_aware, with_traits):
     """ProviderSummary per provider in the candidates' scope
-    (summaries.scope), in provider id order."""
+    (summaries.scope), in provider id order; ``uuids``: id -> uuid of
+    every provider read."""
     providers, inventories = seen.providers, seen.inventories
     root_of = {rp_id: p.root_id for rp_id, p in providers.items()}
     scope = summaries_mod.scope(candidates, root_of, nested_aware)
@@ -134,22 +136,21 @@ def _summaries(candidates, seen, nested_aware, with_traits):
         ids = sorted(scope.provider_ids)
     no_inventory, empty = {}, ()
     new, summary = tuple.__new__, summaries_mod.ProviderSummary
+    uuid_of, entries = uuids.get, seen.entries
     # Providers sharing an inventory dict share their summary's
     # resources too (the renderer builds each once).
     resources_of = {}
     found = []
     for rp_id in ids:
         rp = providers[rp_id]
-        parent = providers.get(rp.parent_id)
         inventory = inventories.get(rp_id, no_inventory)
         resources = resources_of.get(id(inventory))
         if resources is None:
             resources = resources_of[id(inventory)] = {
                 rc: (inv.capacity, inv.used)
                 for rc, inv in inventory.items()}
-        root = providers.get(rp.root_id)
         found.append(new(summary, (
-            rp_id, rp.uuid, parent.uuid if parent else None,
-            root.uuid if root else rp.uuid, resources,
-            seen.entries[rp_id].listed_traits if with_traits else empty)))
+            rp_id, rp.uuid, uuid_of(rp.parent_id),
+            uuid_of(rp.root_id) or rp.uuid, resources,
+            entries[rp_id].listed_traits if with_traits else empty)))
     return found

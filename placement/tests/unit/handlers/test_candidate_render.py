@@ -6,6 +6,7 @@ import unittest
 import orjson
 
 from placement.handlers import allocation_candidate as handler
+from placement.handlers import json_text
 from placement import microversion
 from placement.solver import model
 from placement.solver import summaries as summaries_mod
@@ -122,3 +123,32 @@ class TestAlikeRendersAsItsCandidate(unittest.TestCase):
              'u3': (None, 'u3', traits), 'u4': ('u3', 'u3', ())})
         self.assertEqual({'VCPU': {'capacity': 8, 'used': 1}},
                          found['u4']['resources'])
+
+    def test_many_alike_summaries_render_as_values_in_every_version(self):
+        # Past json_text.PLAIN_COPIES copies a summary fills its form's
+        # text; every copy must read as the plain value would.
+        resources, traits = {'VCPU': (8, 1), 'DISK_GB': (10, 0)}, ('A', 'B')
+        summaries, uuids = [], {}
+        for n in range(1, 2 * (json_text.PLAIN_COPIES + 3), 2):
+            root, child = 'r%d' % n, 'c%d' % n
+            uuids.update({n: root, n + 1: child})
+            summaries += [
+                summaries_mod.ProviderSummary(n, root, None, root, resources,
+                                              traits),
+                summaries_mod.ProviderSummary(n + 1, child, root, root,
+                                              resources, traits)]
+        plain = {'resources': {'VCPU': {'capacity': 8, 'used': 1},
+                               'DISK_GB': {'capacity': 10, 'used': 0}}}
+        for mv in ('1.10', '1.14', '1.17', '1.39'):
+            found = _body(_result([], summaries, uuids),
+                          mv)['provider_summaries']
+            self.assertEqual(len(summaries), len(found))
+            for summary in summaries:
+                expected = dict(plain)
+                if V(mv) >= microversion.CANDIDATES_TRAITS:
+                    expected['traits'] = ['A', 'B']
+                if V(mv) >= microversion.NESTED_CANDIDATES:
+                    expected['parent_provider_uuid'] = summary.parent_uuid
+                    expected['root_provider_uuid'] = summary.root_uuid
+                self.assertEqual(expected, found[summary.uuid],
+                                 (mv, summary.uuid))
