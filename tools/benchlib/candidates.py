@@ -2,10 +2,9 @@
 
 Loads N providers of a shape (benchlib.data), then times the queries of
 the shape (benchlib.queries) and prints the median and p95 latency,
-optionally against a second server side by side (the requests to the two
-interleaved one by one, so that the load of a shared machine falls on
-both alike), with the ratio and a warning when the two answer with
-different numbers of candidates; the requests per second at
+optionally against a second server side by side (the two taking
+turns, benchlib.pacing), with the ratio and a warning when the two
+answer with different numbers of candidates; the requests per second at
 ``--concurrency``; and the memory of each server's workers (RSS, and the
 proportional and private sizes that count pages shared after fork once).
 
@@ -20,6 +19,7 @@ import time
 
 from tools.benchlib import data
 from tools.benchlib import http
+from tools.benchlib import pacing
 from tools.benchlib import procstat
 from tools.benchlib import queries
 from tools.benchlib import stats
@@ -40,6 +40,7 @@ def add_arguments(parser):
     parser.add_argument('--concurrency', type=int, default=0,
                         help='also measure requests/s with this many '
                              'parallel clients (the first query)')
+    pacing.add_arguments(parser)
 
 
 def add_pair_arguments(parser, db_required=True):
@@ -68,21 +69,16 @@ def run(args):
         run_size(args, targets(args), n)
 
 
-def time_interleaved(urls, query, repeats):
-    """[(median ms, p95 ms, result count)] per url, the requests to the
-    servers interleaved one by one; ``repeats`` per url."""
+def time_interleaved(urls, query, repeats, pace=pacing.Pace()):
+    """[(median ms, p95 ms, result count)] per url, the servers taking
+    turns (pacing.take_turns); ``repeats`` per url."""
     path = '/allocation_candidates?' + query
     counts = [len(json.loads(http.fetch(url, path))['allocation_requests'])
               for url in urls]
-    samples = [[] for _ in urls]
-    for i in range(max(repeats)):
-        for url, repeat, found in zip(urls, repeats, samples):
-            if i < repeat:
-                start = time.perf_counter()
-                http.fetch(url, path)
-                found.append((time.perf_counter() - start) * 1000)
-    return [(stats.median(found), stats.p95(found), count)
-            for found, count in zip(samples, counts)]
+    timings = pacing.take_turns(urls, repeats, pace,
+                                lambda url: http.fetch(url, path))
+    return [(stats.median(timing.samples), stats.p95(timing.samples), count)
+            for timing, count in zip(timings, counts)]
 
 
 def throughput(url, query, concurrency, total):
@@ -111,13 +107,15 @@ def load(shape, n, how, servers):
 
 def run_size(args, servers, n):
     count = load(args.shape, n, args.load, servers)
+    print('# pace: %s' % pacing.of(args).describe())
     print('%-32s %7s | %-28s | %-28s | ratio' % (
         '%s N=%d' % (args.shape, count), 'results',
         'ours median/p95 ms', 'other median/p95 ms'))
     repeats = [args.repeat, args.compare_repeat or args.repeat]
     for name, query in queries.QUERIES[args.shape]:
         figures = time_interleaved([url for _, url, _, _ in servers],
-                                   query, repeats[:len(servers)])
+                                   query, repeats[:len(servers)],
+                                   pacing.of(args))
         print(_row(name, figures), flush=True)
     if args.concurrency:
         name, query = queries.QUERIES[args.shape][0]

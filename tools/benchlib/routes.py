@@ -1,7 +1,7 @@
 """The read and write routes, side by side (``bench routes``).
 
 Loads N flat providers into each server's database (SQL), then times
-every route a cloud leans on, the servers interleaved request by request:
+every route a cloud leans on, the servers taking turns (benchlib.pacing):
 
   reads   GET /resource_providers (all), ?resources=, ?in_tree=,
           ?member_of=, ?required=; a provider's inventories, traits and
@@ -34,7 +34,7 @@ import time
 from tools.benchlib import candidates
 from tools.benchlib import data
 from tools.benchlib import http
-from tools.benchlib import procstat
+from tools.benchlib import pacing
 from tools.benchlib import stats
 from tools.benchlib import steps as route_steps
 
@@ -87,27 +87,26 @@ def add_arguments(parser):
     parser.add_argument('--only', action='append',
                         help='substring of the routes to run (repeatable; '
                              '"rate" for the rate phase)')
+    pacing.add_arguments(parser)
 
 
-def interleaved(servers, step, repeat, counter):
+def interleaved(servers, step, repeat, counter, pace=pacing.Pace()):
     """({label: [ms]}, {label: server CPU ms per request or None},
-    {label: client CPU ms per request}): ``repeat`` requests to each,
-    alternating."""
-    samples = {s.label: [] for s in servers}
-    client = {s.label: 0.0 for s in servers}
-    cpu_before = {s.label: procstat.cpu_seconds([s.pid])
-                  for s in servers if s.pid}
-    for _ in range(repeat):
+    {label: client CPU ms per request}): ``repeat`` timed requests to
+    each, the servers taking turns (pacing.take_turns)."""
+    def call(server):
         counter[0] += 1
-        for server in servers:
-            start, own = time.perf_counter(), time.process_time()
-            step(server, counter[0])
-            samples[server.label].append(
-                (time.perf_counter() - start) * 1000)
-            client[server.label] += time.process_time() - own
-    cpu = {s.label: (procstat.cpu_seconds([s.pid]) - cpu_before[s.label])
-           * 1000 / repeat if s.pid else None for s in servers}
-    return samples, cpu, {k: v * 1000 / repeat for k, v in client.items()}
+        step(server, counter[0])
+
+    timings = pacing.take_turns(
+        servers, [repeat] * len(servers), pace, call,
+        lambda server: [server.pid] if server.pid else None)
+    labels = [s.label for s in servers]
+    return ({label: t.samples for label, t in zip(labels, timings)},
+            {label: None if t.cpu is None else t.cpu * 1000 / repeat
+             for label, t in zip(labels, timings)},
+            {label: t.client * 1000 / repeat
+             for label, t in zip(labels, timings)})
 
 
 def rate(server, step, concurrency, total, counter):
@@ -156,8 +155,9 @@ def run(args):
     servers = servers_of(args)
     for server in servers:
         server.load(args.n)
-    print('# N=%d flat providers, %d rounds x %d requests, load %s' % (
-        args.n, args.rounds, args.repeat, os.getloadavg()))
+    print('# N=%d flat providers, %d rounds x %d requests (%s), load %s'
+          % (args.n, args.rounds, args.repeat, pacing.of(args).describe(),
+             os.getloadavg()))
     print('%-36s | %17s | %17s | ratio (range)      | %-18s | %s' % (
         'route', 'ours ms [p95]', 'other ms [p95]',
         'cpu ms ours/other', 'client ms'))
@@ -185,7 +185,7 @@ def _measure(servers, step, args, counter):
     rounds = []
     for _ in range(args.rounds):
         samples, cpu, client = interleaved(servers, step, args.repeat,
-                                           counter)
+                                           counter, pacing.of(args))
         rounds.append({k: (statistics.median(v), stats.p95(v), cpu[k],
                            client[k]) for k, v in samples.items()})
     return _summary(rounds, [s.label for s in servers])

@@ -15,7 +15,9 @@ noauth2, a fresh database each; ``OURS_VENV`` picks ours):
   3. randomization on: ``bench fleet`` over ``--fleet-n``,
      ``--fleet-s`` seconds per level.
 
-Each step's output goes to OUT/<database>-<step>.txt and to stdout,
+The candidates and routes steps time the two servers taking turns
+(benchlib.pacing; ``--batch``, ``--no-wake``). Each step's output goes
+to OUT/<database>-<step>.txt and to stdout,
 after a line "## <command> (<UTC time>)". About 25 minutes per database
 on 2 cores at the default sizes; ``--quick`` runs every step at small
 sizes (a check that the whole chain works, not figures).
@@ -27,6 +29,7 @@ import sys
 import tempfile
 
 from tools.benchlib import memory
+from tools.benchlib import pacing
 from tools.benchlib import servers
 
 FULL = {'flat_n': '1000', 'nested_n': '1750', 'random_n': '1000,5000,20000',
@@ -61,6 +64,7 @@ def add_arguments(parser):
     parser.add_argument('--upstream-port', type=int,
                         default=servers.DEFAULT_PORTS[1])
     parser.add_argument('--prefix', default='bench')
+    pacing.add_arguments(parser)
 
 
 def step(out, name, tool, argv):
@@ -87,16 +91,18 @@ def _settings(args, kind, randomize=None):
 
 
 def run_database(args, kind, sizes):
-    out = args.out
+    out, pace = args.out, pacing.of(args).argv()
     pair = servers.start(_settings(args, kind))
     step(out, kind + '-candidates-flat.txt', 'candidates', [
         '--shape', 'flat', '--load', 'sql', '--repeat', sizes['flat_repeat'],
-        '--concurrency', '10', '--n', sizes['flat_n']] + pair.argv())
+        '--concurrency', '10', '--n', sizes['flat_n']] + pace + pair.argv())
     step(out, kind + '-candidates-nested.txt', 'candidates', [
         '--shape', 'nested', '--load', 'sql', '--repeat',
-        sizes['nested_repeat'], '--n', sizes['nested_n']] + pair.argv())
+        sizes['nested_repeat'], '--n', sizes['nested_n']] + pace
+        + pair.argv())
     step(out, kind + '-routes.txt', 'routes', [
-        '--n', sizes['routes_n']] + sizes['routes_args'] + pair.argv())
+        '--n', sizes['routes_n']] + sizes['routes_args'] + pace
+        + pair.argv())
     for run in range(1, sizes['claims_runs'] + 1):
         for who, url, pid in (('ours', pair.url, pair.pid), (
                 'upstream', pair.compare_url, pair.compare_pid)):
@@ -106,7 +112,8 @@ def run_database(args, kind, sizes):
     pair = servers.start(_settings(args, kind, randomize=True))
     step(out, kind + '-candidates-random.txt', 'candidates', [
         '--shape', 'flat', '--load', 'sql', '--repeat',
-        sizes['random_repeat'], '--n', sizes['random_n']] + pair.argv())
+        sizes['random_repeat'], '--n', sizes['random_n']] + pace
+        + pair.argv())
     if not args.skip_fleet:
         pair = servers.start(_settings(args, kind, randomize=True))
         step(out, kind + '-fleet.txt', 'fleet', [
