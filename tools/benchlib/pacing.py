@@ -77,6 +77,7 @@ def take_turns(servers, repeats, pace: Pace, call, pids=None) -> list:
     samples = [[] for _ in servers]
     cpu = [0.0 for _ in servers]
     client = [0.0 for _ in servers]
+    ids_of = [pids(server) if pids else None for server in servers]
     turns = max(-(-repeat // pace.batch) for repeat in repeats)
     for turn in range(turns):
         for i, server in enumerate(servers):
@@ -85,7 +86,7 @@ def take_turns(servers, repeats, pace: Pace, call, pids=None) -> list:
                 continue
             if pace.wake:
                 call(server)
-            ids = pids(server) if pids else None
+            ids = ids_of[i]
             before = procstat.cpu_seconds(ids) if ids else 0.0
             for _ in range(count):
                 start, own = time.perf_counter(), time.process_time()
@@ -94,5 +95,5 @@ def take_turns(servers, repeats, pace: Pace, call, pids=None) -> list:
                 client[i] += time.process_time() - own
             if ids:
                 cpu[i] += procstat.cpu_seconds(ids) - before
-    return [Timing(found, cpu[i] if pids and pids(servers[i]) else None,
-                   client[i]) for i, found in enumerate(samples)]
+    return [Timing(found, cpu[i] if ids_of[i] else None, client[i])
+            for i, found in enumerate(samples)]
