@@ -166,7 +166,7 @@ class Memo:
 
     def walk(self, slots):
         """Yield the candidates of one anchor's slots (as walk_anchor)."""
-        ids, key = self._signature(slots)
+        ids, key = self.signature(slots)
         shapes = self.walks.get(key)
         if shapes is not None:
             for shape in shapes:
@@ -188,7 +188,7 @@ class Memo:
             yield model.Alike(shape, ids, candidate)
         self.walks[key] = found
 
-    def _signature(self, slots):
+    def signature(self, slots):
         """(the anchor's choices in id order, the key of its walk)."""
         ids = sorted({rp_id for slot in slots for rp_id in slot.choices})
         rank = {rp_id: n for n, rp_id in enumerate(ids)}

@@ -239,7 +239,7 @@ class _Checker:
         root = index.aggregates_of(index.root_of(rp_id))
         if step.kind == 'forbidden_aggregates':
             return not (aggs.forbidden & (mine | root))
-        return groups_mod._member_of_rp_or_root(
+        return groups_mod.member_of_rp_or_root(
             model.AggregateFilter(aggs.required), mine, root)
 
 
@@ -459,7 +459,7 @@ class _Exists:
 
     def __call__(self, anchor):
         slots = self.plan.slots_for(anchor, self.matches(anchor))
-        _, key = self.memo._signature(slots)
+        _, key = self.memo.signature(slots)
         found = self.verdicts.get(key)
         if found is None:
             found = self.verdicts[key] = next(

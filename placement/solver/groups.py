@@ -129,7 +129,7 @@ def _own_tree_first(index, anchor, rp_ids):
     return sorted(rp_ids, key=lambda rp_id: index.root_of(rp_id) != anchor)
 
 
-def _member_of_rp_or_root(aggregate_filter, rp_aggs, root_aggs):
+def member_of_rp_or_root(aggregate_filter, rp_aggs, root_aggs):
     """member_of of the unsuffixed group: the provider or its root must
     meet every required entry on its own; neither may be in a forbidden
     aggregate.
@@ -148,7 +148,7 @@ def _may_contribute(index, group, rp_id, tree_root):
         return False
     if group.aggregates:
         root_aggs = index.aggregates_of(index.root_of(rp_id))
-        return _member_of_rp_or_root(
+        return member_of_rp_or_root(
             group.aggregates, index.aggregates_of(rp_id), root_aggs)
     return True
 
