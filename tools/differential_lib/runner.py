@@ -104,7 +104,7 @@ class _Dual:
         candidate_trees.uuid = recorded
         try:
             super().start_fixture()  # starts upstream in populate()
-            if isinstance(self, fixtures._CandidateTreeFixture):
+            if isinstance(self, fixtures.CandidateTreeFixture):
                 self._seed_upstream(recorded)
         except BaseException:
             if self.up_url:
@@ -130,7 +130,7 @@ class _Dual:
         self.run.upstream.start(self.up_url, options)
         rows.copy_trait_ids(self.up_url, placement.db)
         placement.app = deploy.loadapp(placement.conf, db=placement.db)
-        fixtures._CURRENT['app'] = placement.app
+        fixtures.serve(placement.app)
         super().populate(placement)
 
     def _seed_upstream(self, recorded):
