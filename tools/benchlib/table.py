@@ -9,6 +9,12 @@ ratio in each run, and ours after against ours before. Both runs should
 come from the same machine, each beside upstream in the same minutes:
 the ratios to upstream are the comparable figures when the machine's
 load differed between the runs.
+
+``bench table --ab DIR`` reads one ``bench all`` run in which the "other"
+server was the before build (``UPSTREAM_VENV`` set to its virtualenv):
+each figure of the after build beside the before build's, measured in
+turns in the same minutes, which the machine's drift moves far less than
+two runs an hour apart.
 """
 import os
 import re
@@ -31,8 +37,13 @@ _ROUTE_RATE = re.compile(
 
 
 def add_arguments(parser):
-    parser.add_argument('before', help='the earlier run\'s --out directory')
-    parser.add_argument('after', help='the later run\'s --out directory')
+    parser.add_argument('before', nargs='?',
+                        help='the earlier run\'s --out directory')
+    parser.add_argument('after', nargs='?',
+                        help='the later run\'s --out directory')
+    parser.add_argument('--ab', metavar='DIR',
+                        help='one run of the after build (ours) beside '
+                        'the before build (UPSTREAM_VENV)')
 
 
 def _read(path):
@@ -185,5 +196,28 @@ def render(before, after) -> str:
     return '\n'.join(lines)
 
 
+def render_ab(run) -> str:
+    """The Markdown table of one run_figures result in which "ours" is
+    the after build and "upstream" the before build."""
+    figures, order = run
+    lines = ['| figure | after | before | after/before |', '|---|---|---|---|']
+    section = None
+    for key in order:
+        if key[0] != section:
+            section = key[0]
+            lines.append('| **%s** | | | |' % section)
+        after, before, kind = figures[key]
+        change = '%.2fx' % (after / before) if (
+            before and kind != COUNT) else '-'
+        lines.append('| %s | %s | %s | %s |' % (
+            key[1], number(after), number(before), change))
+    return '\n'.join(lines)
+
+
 def run(args):
-    print(render(run_figures(args.before), run_figures(args.after)))
+    if args.ab:
+        print(render_ab(run_figures(args.ab)))
+    elif args.before and args.after:
+        print(render(run_figures(args.before), run_figures(args.after)))
+    else:
+        raise SystemExit('bench table: give BEFORE_DIR AFTER_DIR, or --ab DIR')

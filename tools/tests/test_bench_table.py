@@ -66,3 +66,11 @@ class TestTable(unittest.TestCase):
         self.assertIn('| claims/s (mean of runs) | 500.0 | 50.0 | 10.0x | '
                       '1000 | 50.0 | 20.0x | 2.00x |', text)
         self.assertIn('| **mysql routes** |', text)
+
+    def test_render_ab_puts_after_beside_before(self):
+        text = table.render_ab(self._run(1))
+        self.assertIn('| figure | after | before | after/before |', text)
+        self.assertIn('| flat @1000: median ms | 4 | 40.0 | 0.10x |', text)
+        self.assertIn('| claims over-commit units (sum of runs) | 0 | 7 | - |',
+                      text)
+        self.assertIn('| **mysql claims** | | | |', text)
