@@ -156,16 +156,22 @@ def _consumers(server, needed):
     """The consumers in the database, for the deletes: at least
     ``needed``, made by the PUT /allocations step when the steps before
     (not run under ``--only DELETE``) made too few."""
-    engine = sa.create_engine(server.db)
+    server.consumers = _stored_consumers(server.db)
+    missing = needed - len(server.consumers)
+    if missing > 0:
+        make = dict(route_steps.steps())['PUT /allocations/{c}']
+        for i in range(missing):
+            make(server, 900_000 + i)
+        server.consumers = _stored_consumers(server.db)
+
+
+def _stored_consumers(db_url):
+    engine = sa.create_engine(db_url)
     with engine.connect() as conn:
-        server.consumers = list(conn.execute(sa.text(
+        found = list(conn.execute(sa.text(
             'SELECT uuid FROM consumers')).scalars())
     engine.dispose()
-    make = dict(route_steps.steps())['PUT /allocations/{c}']
-    for i in range(needed - len(server.consumers)):
-        make(server, 900_000 + i)
-    if len(server.consumers) < needed:
-        _consumers(server, 0)
+    return found
 
 
 def run(args):
