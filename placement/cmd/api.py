@@ -3,25 +3,26 @@
 Not for production: put ``placement.wsgi.api:application`` behind uwsgi,
 mod_wsgi or gunicorn there. With no ``[placement_database] connection``
 configured it runs in *embedded mode*, so that a newcomer needs no
-configuration at all: an SQLite file in the current directory, the schema
+configuration at all: an SQLite file in the current directory
+(``placement.sqlite``, the file the admin commands also use when no
+database is configured: ``placement.conf.paths``), the schema
 created on start, and ``[api] auth_strategy`` defaulting to ``noauth2``
 (``x-auth-token: admin`` is the admin). A value from a config file or from
 ``OS_API__AUTH_STRATEGY`` still wins over that default.
 """
 import argparse
-import os
 import socketserver
 import sys
 from wsgiref import simple_server
 
 from oslo_config import cfg
 
+from placement.conf import paths
 from placement import exception
 from placement import wsgi
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8778
-SQLITE_FILE = 'placement.sqlite'
 
 
 class _ThreadingServer(socketserver.ThreadingMixIn,
@@ -52,8 +53,8 @@ def _parse(argv):
 
 def _embedded_defaults(conf):
     if not conf.placement_database.connection:
-        path = os.path.abspath(SQLITE_FILE)
-        conf.set_override('connection', 'sqlite:///%s' % path,
+        path = paths.embedded_database_path()
+        conf.set_override('connection', paths.embedded_database_url(),
                           group='placement_database')
         conf.set_override('sync_on_startup', True,
                           group='placement_database')

@@ -9,7 +9,10 @@
 
 Configuration comes from ``/etc/placement/placement.conf`` unless
 ``--config-file`` / ``--config-dir`` say otherwise (the WSGI app's
-``OS_PLACEMENT_CONFIG_DIR`` does not apply here). Exit codes of
+``OS_PLACEMENT_CONFIG_DIR`` does not apply here). With no
+``[placement_database] connection`` configured, the commands use the
+embedded database of ``placement-api``, ``./placement.sqlite`` (``db sync``
+creates it; the others need it to exist). Exit codes of
 online_data_migrations: 0 nothing left, 1 ``--max-count`` made progress
 (run again), 2 a migration failed, 127 bad input.
 """
@@ -26,6 +29,7 @@ import sqlalchemy as sa
 from placement.cmd import explain as explain_cmd
 from placement.cmd import audit as audit_cmd
 from placement import conf as placement_conf
+from placement.conf import paths
 from placement.db import api as db_api
 from placement.db import migration
 from placement import exception
@@ -247,20 +251,37 @@ def load_config(config_files, config_dir):
 
 
 def no_database_message(conf):
-    """What to do when ``[placement_database] connection`` is not set."""
+    """What to do when ``[placement_database] connection`` is not set and
+    there is no embedded database here."""
     read = ', '.join(conf.config_file or ()) or 'none (%s does not exist)' % (
         DEFAULT_CONFIG_FILE)
     return ('no database configured: [placement_database] connection is '
-            'not set. Give a configuration file that sets it with '
-            '--config-file PATH (files read: %s), or set the environment '
-            'variable OS_PLACEMENT_DATABASE__CONNECTION to the database URL'
-            % read)
+            'not set, and there is no embedded database %s here (the file '
+            'placement-api uses without a connection). Give a '
+            'configuration file that sets it with --config-file PATH (files '
+            'read: %s), set the environment variable '
+            'OS_PLACEMENT_DATABASE__CONNECTION to the database URL, or run '
+            'this where placement-api ran' % (
+                paths.embedded_database_path(), read))
+
+
+def use_embedded_database(conf, prog, create=False):
+    """Without ``[placement_database] connection``, point ``conf`` at
+    placement-api's embedded SQLite file, saying so on stderr; a
+    CommandError when that file does not exist (unless ``create``)."""
+    if conf.placement_database.connection:
+        return
+    path = paths.embedded_database_path()
+    if not create and not os.path.exists(path):
+        raise CommandError(no_database_message(conf))
+    conf.set_override('connection', paths.embedded_database_url(),
+                      group='placement_database')
+    print('%s: no [placement_database] connection configured: using the '
+          'embedded database %s' % (prog, path), file=sys.stderr)
 
 
 def open_database(conf):
-    """The Database of ``conf``; CommandError when no URL is configured."""
-    if not conf.placement_database.connection:
-        raise CommandError(no_database_message(conf))
+    """The Database of ``conf`` (see ``use_embedded_database``)."""
     try:
         return db_api.create_database(conf)
     except exception.ConfigError as exc:
@@ -288,6 +309,8 @@ def _execute(args):
     if not conf.debug:
         # Keep `db version` output to the revision alone.
         logging.getLogger('alembic').logger.setLevel(logging.WARNING)
+    use_embedded_database(conf, 'placement-manage',
+                          create=getattr(args, 'func', None) is db_sync)
     db = open_database(conf)
     try:
         if args.category != 'db':

@@ -10,7 +10,8 @@ The checks (oslo.upgradecheck prints them as a table):
 
 Return codes: 0 all passed, 1 a warning, 2 a failure, 255 an unexpected
 error. Configuration as for placement-manage (``--config-file``,
-``--config-dir``, default ``/etc/placement/placement.conf``).
+``--config-dir``, default ``/etc/placement/placement.conf``; without a
+database connection, placement-api's embedded ``./placement.sqlite``).
 """
 import os
 import sys
@@ -115,9 +116,10 @@ def main(argv=None):
     except cfg.Error as exc:
         print('placement-status: error: %s' % exc, file=sys.stderr)
         return 255
-    if not conf.placement_database.connection:
-        print('placement-status: error: %s' % manage.no_database_message(
-            conf), file=sys.stderr)
+    try:
+        manage.use_embedded_database(conf, 'placement-status')
+    except manage.CommandError as exc:
+        print('placement-status: error: %s' % exc, file=sys.stderr)
         return 255
     try:
         return upgradecheck.run(conf)

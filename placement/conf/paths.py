@@ -1,4 +1,10 @@
-"""[DEFAULT] options naming directories."""
+"""[DEFAULT] options naming directories, and where the embedded database is.
+
+*Embedded mode*: with no ``[placement_database] connection`` configured,
+``placement-api`` and the admin commands (``placement-manage``,
+``placement-status``) all use the SQLite file ``placement.sqlite`` in the
+current directory; ``embedded_database_path`` is that one default.
+"""
 import os
 
 from oslo_config import cfg
@@ -22,6 +28,19 @@ OPTS = [
              'internal state. It is used by some tests that have behaviors '
              'carried over from Nova.'),
 ]
+
+EMBEDDED_DATABASE_FILE = 'placement.sqlite'
+
+
+def embedded_database_path():
+    """The absolute path of embedded mode's SQLite file (module
+    docstring): ``placement.sqlite`` in the current directory."""
+    return os.path.abspath(EMBEDDED_DATABASE_FILE)
+
+
+def embedded_database_url():
+    """The SQLAlchemy URL of ``embedded_database_path()``."""
+    return 'sqlite:///%s' % embedded_database_path()
 
 
 def register_opts(conf):

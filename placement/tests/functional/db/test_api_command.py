@@ -1,7 +1,9 @@
-"""placement-api as a newcomer runs it: a real process, its exit status
-and what it prints (one line for an error, never a traceback)."""
+"""placement-api as a newcomer runs it, and the admin commands beside it
+on the same embedded database: real processes, their exit status and
+what they print (one line for an error, never a traceback)."""
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -9,6 +11,8 @@ import sys
 import tempfile
 import threading
 import unittest
+
+from placement.db import migration
 
 TIMEOUT = 120
 # The installed script beside this Python (the package's bin/placement-api).
@@ -26,6 +30,27 @@ def _environ(here, env=None):
                if not name.startswith(('OS_API__', 'OS_PLACEMENT'))}
     environ.update(OS_PLACEMENT_CONFIG_DIR=here, **(env or {}))
     return environ
+
+
+def _command(name):
+    """The argv start of the installed ``name`` (placement-manage,
+    placement-status) beside this Python, else its module's main."""
+    script = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.exists(script):
+        return [sys.executable, script]
+    module = name.split('-')[1]
+    return [sys.executable, '-c', 'import sys; from placement.cmd.%s '
+            'import main; sys.exit(main())' % module]
+
+
+def _admin(here, name, *args):
+    """(exit status, stdout, stderr) of an admin command run in ``here``
+    with the configuration of ``_environ`` (no database configured)."""
+    done = subprocess.run(
+        _command(name) + list(args), cwd=here, env=_environ(here),
+        capture_output=True, text=True, timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL)
+    return done.returncode, done.stdout, done.stderr
 
 
 def _run(args, env=None):
@@ -139,6 +164,65 @@ class PlacementApiStartTest(unittest.TestCase):
             out, err = _start_and_stop(here)
         self.assertEqual([], out)
         self.assertEqual(2, len(err), err)
+
+
+class EmbeddedAdminCommandsTest(unittest.TestCase):
+    """With no database configured, placement-manage and
+    placement-status use the ./placement.sqlite that placement-api
+    serves (one default for all three)."""
+
+    def setUp(self):
+        super().setUp()
+        self.here = tempfile.mkdtemp(prefix='placement-admin-')
+        self.addCleanup(shutil.rmtree, self.here, ignore_errors=True)
+        self.database = os.path.join(self.here, 'placement.sqlite')
+
+    def _says_embedded(self, prog, err):
+        self.assertIn('%s: no [placement_database] connection configured: '
+                      'using the embedded database %s' % (prog, self.database),
+                      err.splitlines())
+
+    def test_admin_commands_read_the_database_placement_api_made(self):
+        _start_and_stop(self.here)
+        code, out, err = _admin(self.here, 'placement-status', 'upgrade',
+                                'check')
+        self.assertEqual(0, code, (out, err))
+        self.assertIn('Upgrade Check Results', out)
+        self._says_embedded('placement-status', err)
+        code, out, err = _admin(self.here, 'placement-manage', 'db',
+                                'version')
+        self.assertEqual((0, migration.head_revision() + '\n'),
+                         (code, out), err)
+        self._says_embedded('placement-manage', err)
+        code, out, err = _admin(self.here, 'placement-manage', 'audit')
+        self.assertEqual(0, code, (out, err))
+
+    def test_db_sync_creates_it_for_placement_api(self):
+        code, out, err = _admin(self.here, 'placement-manage', 'db', 'sync')
+        self.assertEqual(0, code, (out, err))
+        self._says_embedded('placement-manage', err)
+        self.assertTrue(os.path.exists(self.database))
+        out, err = _start_and_stop(self.here)
+        self.assertEqual([], out)
+        self.assertEqual(2, len(err), err)
+
+    def test_without_it_each_says_where_it_looked_in_one_line(self):
+        conf = os.path.join(self.here, 'placement.conf')
+        for name, args, status in (
+                ('placement-manage', ('db', 'version'), 1),
+                ('placement-manage', ('audit',), 1),
+                ('placement-status', ('upgrade', 'check'), 255)):
+            code, out, err = _admin(self.here, name, '--config-file', conf,
+                                    *args)
+            self.assertEqual((status, ''), (code, out), (name, err))
+            self.assertEqual(1, len(err.splitlines()), err)
+            for hint in ('%s: error: no database configured' % name,
+                         '[placement_database] connection is not set',
+                         'no embedded database %s here' % self.database,
+                         '--config-file PATH (files read: %s)' % conf,
+                         'OS_PLACEMENT_DATABASE__CONNECTION'):
+                self.assertIn(hint, err)
+        self.assertFalse(os.path.exists(self.database))
 
 
 if __name__ == '__main__':

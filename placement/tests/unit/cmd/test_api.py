@@ -34,7 +34,7 @@ class EmbeddedDefaultsTest(unittest.TestCase):
     def test_no_connection_means_sqlite_noauth2_and_sync(self):
         conf = self._conf()
         self.assertIn('embedded mode', self._embed(conf))
-        self.assertEqual('sqlite:///%s' % os.path.abspath(api.SQLITE_FILE),
+        self.assertEqual('sqlite:///%s' % os.path.abspath('placement.sqlite'),
                          conf.placement_database.connection)
         self.assertTrue(conf.placement_database.sync_on_startup)
         self.assertEqual('noauth2', conf.api.auth_strategy)
