@@ -4,15 +4,18 @@ PyMySQL decodes each field of each row in Python, about a microsecond a
 field: GET /resource_providers read 1,000 providers of seven columns in
 some 4 ms, most of the request. Asked instead as one text value that
 the server builds (MySQL's GROUP_CONCAT) of JSON arrays, the same rows
-cost the server no more and parse in C (orjson), ints and NULLs typed
-already. Other drivers decode in C: they get the rows as they are.
+parse in C (orjson), ints and NULLs typed already. Other drivers decode
+in C: they get the rows as they are.
 
-Text columns are quoted, not escaped (JSON_QUOTE costs the server more
-than the parsing saves): the callers read uuids and the names of classes
-and traits, which the API only accepts without quotes or backslashes. An
-answer with a backslash, or that does not parse into COUNT(*) rows of
-the expected width (a stray quote, a value cut short by
-group_concat_max_len or max_allowed_packet), is read again row by row.
+The server quotes every text column (JSON_QUOTE): a provider's name may
+hold any character, and a value is never put between quotes by hand.
+Measured on MariaDB 10.11 (GET /resource_providers of 1,000 providers,
+in process, 40 interleaved rounds of 10, wall median): quoted by hand
+8.57 ms (unsafe), JSON_QUOTE 10.99, JSON_ARRAY rows 11.36, JSON_ARRAYAGG
+12.17, rows unpacked 13.72; on a quieter run 4.04 / 4.92 / 5.18 / 5.18.
+An answer that does not parse into COUNT(*) rows of the expected width
+(a value cut short by group_concat_max_len or max_allowed_packet) is
+read again row by row.
 """
 import typing
 
@@ -32,7 +35,7 @@ _MAX_PACKED = 512
 
 def pack(stmt, types) -> sa.Select:
     """SELECT COUNT(*), GROUP_CONCAT(CONCAT('[', CONCAT_WS(',',
-        IFNULL(c1, 'null'), IFNULL(CONCAT('"', t2, '"'), 'null'), ...),
+        IFNULL(c1, 'null'), IFNULL(JSON_QUOTE(t2), 'null'), ...),
     ']')) <the FROM and WHERE of stmt>
 
     A SELECT (the callers' have no GROUP BY, DISTINCT or LIMIT) is
@@ -51,7 +54,7 @@ def pack(stmt, types) -> sa.Select:
     fields = []
     for column, kind in zip(columns, types):
         if kind == TEXT:
-            column = sa.func.concat('"', column, '"')
+            column = sa.func.json_quote(column)
         fields.append(sa.func.ifnull(column, 'null'))
     row = sa.func.concat('[', sa.func.concat_ws(',', *fields), ']')
     aggregates = (sa.func.count(), sa.func.group_concat(row))
@@ -73,9 +76,8 @@ def _packed(stmt, types):
 
 def unpack(count, text, width) -> typing.Optional[list]:
     """The rows of a packed answer (``count`` of them, each ``width``
-    long); None when the answer is incomplete or could be misread (a
-    backslash escape the packing does not make, a truncated or
-    unparsable text).
+    long); None when the answer is incomplete (a truncated or unparsable
+    text).
     """
     if not count:
         return []
@@ -83,8 +85,6 @@ def unpack(count, text, width) -> typing.Optional[list]:
         return None
     if isinstance(text, bytes):  # a server that types the value binary
         text = text.decode('utf-8')
-    if '\\' in text:
-        return None
     try:
         found = orjson.loads('[%s]' % text)
     except orjson.JSONDecodeError:
