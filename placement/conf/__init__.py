@@ -8,6 +8,7 @@ from oslo_log import log as logging
 
 from placement.conf import api
 from placement.conf import base
+from placement.conf import capacity
 from placement.conf import database
 from placement.conf import healthcheck
 from placement.conf import metrics
@@ -16,8 +17,8 @@ from placement.conf import paths
 from placement.conf import placement
 from placement.conf import workarounds
 
-MODULES = (api, base, database, healthcheck, metrics, middleware, paths,
-           placement, workarounds)
+MODULES = (api, base, capacity, database, healthcheck, metrics, middleware,
+           paths, placement, workarounds)
 # oslo.log's defaults, and alembic's plugin loading, which says "setup
 # plugin ..." at INFO for each of its seven built-in plugins whenever a
 # migration runs (at the start of a service that syncs, for example):

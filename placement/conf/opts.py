@@ -3,6 +3,7 @@ from oslo_config import cfg
 
 from placement.conf import api
 from placement.conf import base
+from placement.conf import capacity
 from placement.conf import database
 from placement.conf import healthcheck
 from placement.conf import metrics
@@ -18,7 +19,7 @@ def list_opts():
 
     merged = {}
     for module in (base, paths, api, placement, database, workarounds,
-                   healthcheck, metrics, middleware):
+                   healthcheck, metrics, middleware, capacity):
         for group, opts in module.list_opts().items():
             key = group if isinstance(group, str) else group.name
             merged.setdefault(key, (group, []))[1].extend(opts)
