@@ -6,6 +6,7 @@ import webob.exc
 from placement import exception
 from placement import microversion
 from placement.objects import allocation as allocation_obj
+from placement.objects import allocation_reads
 from placement.policies import allocation as policies
 from placement.schemas import allocation as schema
 from placement import util
@@ -90,17 +91,20 @@ def _render_consumer(result, mv):
     return body
 
 
-def _render_provider(result, mv):
-    """The GET /resource_providers/{uuid}/allocations body for ``mv``."""
+def _render_provider(generation, held, mv):
+    """The GET /resource_providers/{uuid}/allocations body for ``mv``:
+    ``held`` are allocation_reads.Held rows in the order written."""
     consumers = {}
-    for alloc in result.allocations:
-        entry = consumers.setdefault(alloc.consumer_uuid, {'resources': {}})
+    with_generation = mv >= microversion.CONSUMER_GENERATION
+    for alloc in held:
+        entry = consumers.get(alloc.consumer_uuid)
+        if entry is None:
+            entry = consumers[alloc.consumer_uuid] = {'resources': {}}
+            if with_generation:
+                entry['consumer_generation'] = alloc.consumer_generation
         entry['resources'][alloc.resource_class] = alloc.used
-        if mv >= microversion.CONSUMER_GENERATION:
-            entry['consumer_generation'] = result.consumer_generations.get(
-                alloc.consumer_uuid)
     return {'allocations': consumers,
-            'resource_provider_generation': result.provider.generation}
+            'resource_provider_generation': generation}
 
 
 # --- handlers -------------------------------------------------------------
@@ -114,10 +118,11 @@ def list_for_resource_provider(req):
     mv = util.version(req)
     uuid = util.wsgi_path_item(req.environ, 'uuid')
     with util.provider_not_found(util.PROVIDER_NOT_FOUND_QUOTED, uuid):
-        result = allocation_obj.get_for_provider(ctx, uuid)
+        provider, held = allocation_reads.get_provider_allocations(
+            ctx, uuid)
     return util.json_response(
-        req, mv, _render_provider(result, mv),
-        modified=util.newest(a.created_at for a in result.allocations))
+        req, mv, _render_provider(provider.generation, held, mv),
+        modified=util.newest(a.created_at for a in held))
 
 
 @wsgi_wrapper.PlacementWsgify

@@ -1,21 +1,76 @@
-"""What an allocation write reads before it checks anything (allocation).
+"""What allocations are read: by a provider's periodic check, and by a
+write before it checks anything (allocation).
 
-Two statements, each one snapshot: the consumers written, with their
+A provider's allocations (GET /resource_providers/{uuid}/allocations,
+which every compute node's resource tracker sends each minute) are one
+statement: the provider, its allocations and their consumers'
+generations (``get_provider_allocations``).
+
+An allocation write reads two statements, each one snapshot: the consumers written, with their
 current allocation rows and the ids of the classes, projects, users and
 consumer types the write names (read after locking the providers added
 to, resource_provider.lock_then_read); then every affected provider's
 generation with its inventories and their usage (``fetch_providers``).
 """
 import dataclasses
+import datetime
 import functools
+import typing
 
 import sqlalchemy as sa
 
+from placement.db import api as db_api
 from placement.db import in_lists
 from placement.db import models
 from placement import exception
 from placement.objects import consumer as consumer_obj
 from placement.objects import resource_provider
+
+
+class Held(typing.NamedTuple):
+    """One allocation row of a provider, with its consumer's generation
+    (None for a consumer without a row)."""
+    consumer_uuid: str
+    resource_class: str
+    used: int
+    created_at: typing.Optional[datetime.datetime]
+    consumer_generation: typing.Optional[int]
+
+
+@functools.cache
+def select_provider_allocations_stmt():
+    """The provider and its allocations, in the order they were written,
+    with their consumers' generations, in one statement:
+
+    SELECT rp.generation, a.consumer_id, rc.name, a.used, a.created_at,
+           c.generation
+    FROM resource_providers rp
+    LEFT JOIN allocations a ON a.resource_provider_id = rp.id
+    LEFT JOIN resource_classes rc ON rc.id = a.resource_class_id
+    LEFT JOIN consumers c ON c.uuid = a.consumer_id
+    WHERE rp.uuid = :provider_uuid ORDER BY a.id
+    """
+    a = models.allocations
+    rc = models.resource_classes
+    c = models.consumers
+    return resource_provider.select_with_children_stmt(
+        (a.c.consumer_id, rc.c.name, a.c.used, a.c.created_at,
+         c.c.generation.label('consumer_generation')),
+        ((a, lambda rp: a.c.resource_provider_id == rp.c.id),
+         (rc, lambda rp: rc.c.id == a.c.resource_class_id),
+         (c, lambda rp: c.c.uuid == a.c.consumer_id)),
+        (a.c.id,))
+
+
+@db_api.operation
+def get_provider_allocations(ctx, provider_uuid: str):
+    """(resource_provider.Generation, (Held, ...)) of one provider, in
+    one statement (so one snapshot, whatever the isolation); raise
+    ResourceProviderNotFound. Read-only."""
+    with db_api.reader(ctx, snapshot=False) as conn:
+        provider, rows = resource_provider.fetch_with_children(
+            conn, select_provider_allocations_stmt(), provider_uuid)
+    return provider, tuple(Held(*row[1:]) for row in rows)
 
 
 @dataclasses.dataclass(frozen=True)

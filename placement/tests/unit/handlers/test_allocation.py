@@ -5,8 +5,8 @@ import unittest
 from placement.handlers import allocation as handler
 from placement import microversion
 from placement.objects import allocation as alloc_obj
+from placement.objects import allocation_reads as reads
 from placement.objects import consumer as consumer_obj
-from placement.objects import resource_provider as rp_obj
 
 NOW = datetime.datetime(2026, 1, 1)
 
@@ -54,18 +54,19 @@ class TestRenderConsumer(unittest.TestCase):
 class TestRenderProvider(unittest.TestCase):
 
     def test_consumer_generation_from_1_28(self):
-        provider = rp_obj.Provider(1, 'rp1', 'n', 7, None, 1, None, 'rp1',
-                                   NOW, NOW)
-        result = alloc_obj.ProviderAllocations(
-            provider, (alloc('rp1', 'VCPU', 1),), {'c1': 3})
+        held = (reads.Held('c1', 'VCPU', 1, NOW, 3),
+                reads.Held('c1', 'MEMORY_MB', 64, NOW, 3))
         self.assertEqual(
-            {'allocations': {'c1': {'resources': {'VCPU': 1}}},
+            {'allocations': {'c1': {'resources': {'VCPU': 1,
+                                                  'MEMORY_MB': 64}}},
              'resource_provider_generation': 7},
-            handler._render_provider(result, mv('1.27')))
+            handler._render_provider(7, held, mv('1.27')))
         self.assertEqual(
-            3, handler._render_provider(result, mv('1.28'))
-            ['allocations']['c1']['consumer_generation'])
-
+            {'allocations': {'c1': {'resources': {'VCPU': 1,
+                                                  'MEMORY_MB': 64},
+                                    'consumer_generation': 3}},
+             'resource_provider_generation': 7},
+            handler._render_provider(7, held, mv('1.28')))
 
 if __name__ == '__main__':
     unittest.main()
