@@ -6,6 +6,7 @@
     placement-manage ... db online_data_migrations [--max-count N]
     placement-manage ... allocation_candidates explain QUERY [...]
     placement-manage ... audit [--format table|json] [--fix]
+    placement-manage ... capacity [SHAPE ...] [--query QUERY] [...]
 
 Configuration comes from ``/etc/placement/placement.conf`` unless
 ``--config-file`` / ``--config-dir`` say otherwise (the WSGI app's
@@ -28,6 +29,7 @@ import sqlalchemy as sa
 
 from placement.cmd import explain as explain_cmd
 from placement.cmd import audit as audit_cmd
+from placement.cmd import capacity as capacity_cmd
 from placement import conf as placement_conf
 from placement.conf import paths
 from placement.db import api as db_api
@@ -229,6 +231,7 @@ def _parser():
     online.set_defaults(func=db_online_data_migrations)
     explain_cmd.register(categories)
     audit_cmd.register(categories)
+    capacity_cmd.register(categories)
     return parser, db_parser
 
 
