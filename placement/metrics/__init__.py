@@ -14,5 +14,8 @@ no module of this package, nor prometheus_client, is ever imported.
 - ``capacity``: the openstack-exporter capacity metrics, rendered from
   one statement (objects.capacity), shared by every worker for
   ``[metrics] capacity_cache_seconds``;
+- ``fill``: free capacity by request shape (``[capacity] shape``) and
+  usage by project and by tree, under os-capacity's names and labels
+  (objects.fill), cached as the capacity metrics are;
 - ``endpoint``: the ``/metrics`` application.
 """

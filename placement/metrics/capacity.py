@@ -38,10 +38,9 @@ GAUGES = (
 )
 UP = PREFIX + 'up'
 CACHE_FILE = 'capacity.prom'
-LOCK_FILE = 'capacity.lock'
 
 
-def _label(value):
+def label(value):
     """A label value escaped as the text format wants it."""
     return (value.replace('\\', '\\\\').replace('\n', '\\n')
             .replace('"', '\\"'))
@@ -54,7 +53,7 @@ def render(rows) -> bytes:
     labels of a row escaped once for its five gauges.
     """
     labels = ['{hostname="%s",resourcetype="%s"} ' % (
-        _label(row.provider_name), _label(row.resource_class))
+        label(row.provider_name), label(row.resource_class))
         for row in rows]
     lines = []
     for name, field in GAUGES:
@@ -73,11 +72,12 @@ def up_text(is_up) -> bytes:
 
 class SharedText:
     """``compute()``'s bytes, shared through ``directory`` by every
-    process of the service for ``seconds``."""
+    process of the service for ``seconds``, in the file ``name`` of
+    ``directory`` (and its lock file beside it)."""
 
-    def __init__(self, directory, seconds, compute):
-        self.path = os.path.join(directory, CACHE_FILE)
-        self.lock_path = os.path.join(directory, LOCK_FILE)
+    def __init__(self, directory, seconds, compute, name=CACHE_FILE):
+        self.path = os.path.join(directory, name)
+        self.lock_path = self.path + '.lock'
         self.seconds = seconds
         self.compute = compute
 

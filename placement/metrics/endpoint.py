@@ -1,5 +1,6 @@
 """``GET /metrics``: the service metrics of every worker, then the
-capacity metrics, in Prometheus' text format (version 0.0.4).
+capacity metrics and the free capacity by request shape (fill), in
+Prometheus' text format (version 0.0.4).
 
 Behind authentication, the caller must pass the ``placement:metrics``
 policy rule (403 otherwise, with placement's JSON error body); with
@@ -10,6 +11,7 @@ import webob.exc
 
 from placement import exception
 from placement.metrics import capacity
+from placement.metrics import fill
 from placement import observe
 from placement.policies import metrics as policies
 from placement import util
@@ -34,6 +36,8 @@ class MetricsApp:
         self.registry = _service_registry(directory)
         self.capacity = capacity.CapacityMetrics(
             db, directory, conf.metrics.capacity_cache_seconds)
+        # Parses [capacity] shape: a bad shape stops the service here.
+        self.fill = fill.FillMetrics(db, conf, directory)
         self.authorize = authorize
 
     def __call__(self, environ, start_response):
@@ -54,10 +58,11 @@ class MetricsApp:
         return [] if environ['REQUEST_METHOD'] == 'HEAD' else [body]
 
     def text(self) -> bytes:
-        """The whole exposition: service metrics, then capacity."""
+        """The whole exposition: service metrics, then capacity, then
+        free capacity by shape."""
         import prometheus_client
         return (prometheus_client.generate_latest(self.registry)
-                + self.capacity.text())
+                + self.capacity.text() + self.fill.text())
 
     @staticmethod
     def _error(exc, environ, start_response):
