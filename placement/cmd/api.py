@@ -20,6 +20,7 @@ from oslo_config import cfg
 from placement.conf import paths
 from placement import exception
 from placement import wsgi
+from placement.wsgi import startup
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8778
@@ -87,7 +88,7 @@ def main(argv=None):
     try:
         conf = wsgi.load_config(oslo_args)
         _embedded_defaults(conf)
-        server.set_app(wsgi.init_application(conf))
+        server.set_app(startup.build(conf))
     except (cfg.Error, exception.ConfigError) as exc:
         server.server_close()
         return _fail(exc)

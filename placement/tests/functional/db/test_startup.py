@@ -1,8 +1,13 @@
 """Starting the app with sync_on_startup: workers starting together
 migrate an empty database once and seed the standard rows once; the
 migration runs in a child process, so the serving process never loads
-alembic (nor, with noauth2, keystonemiddleware)."""
+alembic (nor, with noauth2, keystonemiddleware). Without sync_on_startup,
+a database without the schema stops placement-api and uwsgi with one
+line naming ``placement-manage db sync``, not a traceback."""
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -17,6 +22,31 @@ from placement.db import models
 from placement import deploy
 from placement.tests.functional.db import base
 from placement.testing import app
+from placement.testing import uwsgi
+
+TIMEOUT = 120
+VENV_BIN = os.path.dirname(sys.executable)
+
+
+def _run_in_empty_config_dir(argv, url):
+    """(exit status, stdout + stderr) of ``argv`` configured only by
+    OS_PLACEMENT_DATABASE__CONNECTION=url (and noauth2), in a temporary
+    directory with an empty placement.conf."""
+    here = tempfile.mkdtemp(prefix='placement-start-')
+    try:
+        open(os.path.join(here, 'placement.conf'), 'w').close()
+        env = {name: value for name, value in os.environ.items()
+               if not name.startswith(('OS_API__', 'OS_PLACEMENT'))}
+        env.update(OS_PLACEMENT_CONFIG_DIR=here,
+                   OS_PLACEMENT_DATABASE__CONNECTION=url,
+                   OS_API__AUTH_STRATEGY='noauth2')
+        done = subprocess.run(
+            argv, cwd=here, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            timeout=TIMEOUT)
+    finally:
+        shutil.rmtree(here, ignore_errors=True)
+    return done.returncode, done.stdout
 
 
 class _StartupTests:
@@ -91,7 +121,73 @@ class _StartupTests:
             self.assertEqual(1, conn.execute(sa.text('SELECT 1')).scalar())
 
 
+def _uwsgi(test, url, *env):
+    """(exit status, output) of uwsgi --need-app loading the application
+    on ``url`` (``env``: more NAME=VALUE for the environment)."""
+    binary = os.path.join(VENV_BIN, 'uwsgi')
+    if not os.path.exists(binary):
+        test.skipTest('uwsgi is not installed')
+    return _run_in_empty_config_dir(
+        ['env'] + list(env) + [
+            binary, '--master', '--need-app', '--die-on-term',
+            '--http-socket', '127.0.0.1:%d' % uwsgi.free_port(),
+            '--module', 'placement.wsgi.api:application',
+            '--processes', '1', '--home', os.path.dirname(VENV_BIN)], url)
+
+
+class _MissingSchemaTests:
+    """A configured database that was never synced."""
+
+    def _assert_one_line(self, output, prefix):
+        self.assertNotIn('Traceback', output)
+        lines = [line for line in output.splitlines()
+                 if 'placement-manage db sync' in line]
+        self.assertEqual(1, len(lines), output)
+        self.assertIn(prefix, lines[0])
+        for words in ('has no placement tables', 'resource_classes',
+                      '[placement_database] sync_on_startup = True'):
+            self.assertIn(words, lines[0])
+
+    def test_placement_api_says_db_sync_in_one_line(self):
+        script = os.path.join(VENV_BIN, 'placement-api')
+        if not os.path.exists(script):
+            self.skipTest('placement-api is not installed')
+        code, output = _run_in_empty_config_dir(
+            [sys.executable, script, '--port', '0'], self.new_url())
+        self.assertEqual(1, code, output)
+        self._assert_one_line(output, 'placement-api: error: the database ')
+        self.assertEqual(1, len(output.splitlines()), output)
+
+    def test_uwsgi_fails_the_load_with_one_line(self):
+        code, output = _uwsgi(self, self.new_url())
+        # uwsgi's own status for --need-app without an application.
+        self.assertEqual(22, code, output)
+        self._assert_one_line(output, 'CRITICAL placement.wsgi.api [-] '
+                                      'Cannot start: the database ')
+        self.assertIn('no app loaded', output)
+
+
+class UwsgiConfigErrorTest(unittest.TestCase):
+
+    def test_keystone_without_its_options_is_one_line(self):
+        handle, path = tempfile.mkstemp(suffix='.db')
+        os.close(handle)
+        self.addCleanup(os.unlink, path)
+        url = 'sqlite:///%s' % path
+        db = db_api.create_database(app.make_conf(url))
+        migration.upgrade(db)
+        db.dispose()
+        code, output = _uwsgi(self, url, 'OS_API__AUTH_STRATEGY=keystone')
+        self.assertEqual(22, code, output)
+        self.assertNotIn('Traceback', output)
+        lines = [line for line in output.splitlines()
+                 if 'Cannot start' in line]
+        self.assertEqual(1, len(lines), output)
+        self.assertIn('[keystone_authtoken]', lines[0])
+
+
 globals().update(base.per_backend(_StartupTests))
+globals().update(base.per_backend(_MissingSchemaTests))
 
 
 class ServingProcessImportsTest(unittest.TestCase):

@@ -7,6 +7,7 @@ import unittest
 
 from placement.cmd import api
 from placement import wsgi
+from placement.wsgi import startup
 
 
 class EmbeddedDefaultsTest(unittest.TestCase):
@@ -68,3 +69,16 @@ class StartupMemoryTest(unittest.TestCase):
         kept = [[] for _ in range(10)]
         wsgi._freeze_startup_objects()
         self.assertGreaterEqual(gc.get_freeze_count(), len(kept))
+
+
+class MissingSchemaMessageTest(unittest.TestCase):
+
+    def test_names_the_database_without_its_password(self):
+        message = startup.missing_schema_message(
+            'mysql+pymysql://placement:s3cret@db.example/placement')
+        self.assertNotIn('s3cret', message)
+        self.assertIn('mysql+pymysql://placement:***@db.example/placement',
+                      message)
+        for words in ('placement-manage db sync', 'sync_on_startup = True',
+                      'table resource_classes does not exist'):
+            self.assertIn(words, message)
