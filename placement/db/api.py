@@ -36,9 +36,6 @@ from placement import exception
 
 LOG = logging.getLogger(__name__)
 
-# Bytes a GROUP_CONCAT value may hold on our MySQL connections.
-GROUP_CONCAT_MAX_LEN = db_engine.GROUP_CONCAT_MAX_LEN
-
 
 class Database:
     """The writer engine and, when configured, a reader engine."""
@@ -179,6 +176,8 @@ def _commit(conn, trans, holder):
             raise retry.AmbiguousCommit(
                 exc, holder[0] if holder else None, server) from exc
         raise
+    # The connection goes back to the pool right after: no ROLLBACK.
+    round_trips.ended(conn)
 
 
 @contextlib.contextmanager
@@ -209,16 +208,13 @@ def transaction(ctx):
 def _rollback(conn, trans):
     try:
         trans.rollback()
+        # Back to the pool right after: no second ROLLBACK.
+        round_trips.ended(conn)
     except Exception as exc:
         # The connection broke too; the server ends the transaction.
         LOG.debug('Rollback failed, discarding the connection: %s', exc)
         if not conn.invalidated:
             conn.invalidate()
-
-
-# Accepted for ``snapshot`` by callers written for an earlier reader,
-# which told this one apart from False; now the same as False.
-AS_ISOLATED = False
 
 
 @contextlib.contextmanager
@@ -255,16 +251,6 @@ def _lock_stmt(column, slots):
             .order_by(column).with_for_update(key_share=True))
 
 
-def _lock_sql(conn, column, values):
-    """_lock_stmt's SQL for ``conn`` with ``values`` in it (MySQL)."""
-    quote = conn.dialect.identifier_preparer.quote
-    name = quote(column.name)
-    return 'SELECT %s FROM %s WHERE %s IN (%s) ORDER BY %s FOR UPDATE' % (
-        name, quote(column.table.name), name,
-        ', '.join(round_trips.literal(conn, value) for value in values),
-        name)
-
-
 def lock_then_read(conn, column, values, read_stmt, params) -> list:
     """The rows of ``read_stmt`` (with ``params``), read after locking
     the rows whose ``column`` is among ``values`` (FOR UPDATE; in
@@ -273,14 +259,10 @@ def lock_then_read(conn, column, values, read_stmt, params) -> list:
 
     For a write that reads, then compare-and-swaps, what it locks: a
     concurrent writer of the same rows waits for this one's COMMIT and
-    reads after it. One round trip where the driver takes two statements
-    in one text (PyMySQL: round_trips), else two.
+    reads after it. Two statements, each with bound parameters.
     """
     values = sorted(values)
     if values:
-        if round_trips.is_ours(conn):
-            return round_trips.lock_then_read(
-                conn, _lock_sql(conn, column, values), read_stmt, params)
         conn.execute(_lock_stmt(column, in_lists.size(values)),
                      in_lists.bind('values', values)).all()
     return conn.execute(read_stmt, params).all()

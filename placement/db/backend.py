@@ -5,7 +5,7 @@ backends really differ (how they compare text, what an UPDATE can return,
 where a new row's id comes from, what one lock covers), it asks a
 function here, named for the difference, instead of testing a dialect
 name. Each is tested on SQLite, MariaDB and PostgreSQL
-(tests/functional/test_db_backend.py). Queries only: ``conn`` first,
+(tests/functional/db/test_backend.py). Queries only: ``conn`` first,
 nothing begun or ended here.
 """
 import functools

@@ -17,7 +17,6 @@ from oslo_log import log as logging
 import sqlalchemy as sa
 
 from placement.db import retry
-from placement.db import round_trips
 
 LOG = logging.getLogger(__name__)
 
@@ -101,8 +100,6 @@ def add_events(engine, timeouts: Timeouts) -> None:
         _add_mysql_events(engine, timeouts)
         if engine.dialect.driver == 'pymysql':
             _PreferredTLS().add_events(engine)
-            # After _timeouts_fitted: it connects with their timeouts.
-            round_trips.add_events(engine)
     else:
         sa.event.listen(engine, 'handle_error', _discard_unprepared)
 
@@ -284,6 +281,12 @@ def server_of(conn):
     return conn.info.get(SERVER_KEY)
 
 
+_SESSION_ALIVE = sa.text(
+    'SELECT @@hostname, @@port, (SELECT COUNT(*) FROM '
+    'information_schema.PROCESSLIST WHERE ID = :id)')
+_SET_SYNC_WAIT = sa.text('SET SESSION wsrep_sync_wait = :value')
+
+
 def wait_for_old_session(conn, server, limit: float) -> None:
     """Wait (up to ``limit`` seconds) until the server session that ran
     a lost COMMIT is gone, when ``conn`` reached the same server.
@@ -296,10 +299,7 @@ def wait_for_old_session(conn, server, limit: float) -> None:
     session_id, host, port = server
     deadline = time.monotonic() + limit
     while True:
-        row = conn.exec_driver_sql(
-            'SELECT @@hostname, @@port, (SELECT COUNT(*) FROM '
-            'information_schema.PROCESSLIST WHERE ID = %d)'
-            % int(session_id)).first()
+        row = conn.execute(_SESSION_ALIVE, {'id': session_id}).first()
         conn.rollback()
         if (row[0], row[1]) != (host, port) or not row[2]:
             return
@@ -331,8 +331,7 @@ def causal_reads(conn):
     yield
     if previous is not None and not conn.invalidated:
         conn.rollback()
-        conn.exec_driver_sql('SET SESSION wsrep_sync_wait = %d'
-                             % int(previous))
+        conn.execute(_SET_SYNC_WAIT, {'value': previous})
         conn.rollback()
 
 
@@ -378,10 +377,11 @@ def _idle(dbapi_con) -> bool:
 @contextlib.contextmanager
 def statements_alone(conn, wanted: bool):
     """Each statement its own transaction while in the block, when
-    ``wanted``: where the driver's autocommit is a client flag (psycopg),
-    no BEGIN before a statement nor ROLLBACK after; on PyMySQL each
-    statement sent with its ROLLBACK (round_trips); elsewhere nothing (a
-    transaction, as usual).
+    ``wanted`` and the driver's autocommit is a client flag (psycopg): no
+    BEGIN before a statement nor ROLLBACK after. Elsewhere nothing (a
+    transaction, as usual: PyMySQL's autocommit is a server variable,
+    and the stacked ``<statement>;ROLLBACK`` that once spared its
+    ROLLBACK is gone with multi-statement connections).
 
     psycopg's public ``autocommit`` attribute may only change on an idle
     connection, as a pooled one is (a closed one then fails in its first
@@ -391,8 +391,7 @@ def statements_alone(conn, wanted: bool):
         yield
         return
     if conn.dialect.driver not in CLIENT_SIDE_AUTOCOMMIT:
-        with round_trips.statements_alone(conn):
-            yield
+        yield
         return
     dbapi_con = conn.connection.dbapi_connection
     if not _idle(dbapi_con):

@@ -7,20 +7,24 @@ timeout, recycle time, SQL mode, SQLite's synchronous mode and BEGIN,
 the per-process connection guard, the connect retries at start, the
 statement logging and tracing, oslo.db's exception filters.
 
-One pool setting differs, bought by a figure (the contributor guide,
-"The data layer", has it), and is changed through SQLAlchemy's public
-hook for that, a CreateEnginePlugin (``Plugin``) that oslo.db's factory
-loads from the URL (``plugin=placement``): the pool pings a connection
-on checkout only when it sat idle for IDLE_PING_SECONDS or more
-(``_add_idle_ping``), where oslo.db pings every checkout, a round trip
-per request, a third of a small read's. A connection that died while
-in use moments ago is still caught: its first statement fails as a
-lost connection, before any COMMIT, and the retry policy runs the
-operation again on a new one.
+Two pool settings differ, each bought by a figure (the contributor
+guide, "The data layer", has them), and are changed through
+SQLAlchemy's public hook for that, a CreateEnginePlugin (``Plugin``)
+that oslo.db's factory loads from the URL (``plugin=placement``):
+
+- the pool pings a connection on checkout only when it sat idle for
+  IDLE_PING_SECONDS or more (``_add_idle_ping``), where oslo.db pings
+  every checkout, a round trip per request, a third of a small read's.
+  A connection that died while in use moments ago is still caught: its
+  first statement fails as a lost connection, before any COMMIT, and
+  the retry policy runs the operation again on a new one;
+- on MySQL, the pool sends no ROLLBACK after a COMMIT
+  (``pool_reset_on_return=None`` and the reset event of
+  ``db.round_trips``).
 
 On top of the engine oslo.db returns go, through SQLAlchemy's public
-event API, the options oslo.db does not have: the driver timeouts fitted
-to the retry budget, Galera's wsrep_sync_wait and the discarding of
+event API, the options oslo.db does not have: the driver timeouts,
+Galera's wsrep_sync_wait and the discarding of
 connections that cannot serve again (``driver``), and the session
 variable GET /allocation_candidates needs on MySQL.
 """
@@ -31,6 +35,7 @@ import sqlalchemy as sa
 from sqlalchemy import dialects
 
 from placement.db import driver
+from placement.db import round_trips
 
 # A connection back in the pool for this long is pinged before reuse.
 IDLE_PING_SECONDS = 1.0
@@ -49,6 +54,8 @@ class Plugin(sa.engine.CreateEnginePlugin):
     def __init__(self, url, kwargs):
         super().__init__(url, kwargs)
         kwargs['pool_pre_ping'] = False
+        if url.get_backend_name() == 'mysql':
+            kwargs['pool_reset_on_return'] = None
 
     def update_url(self, url):
         return url
@@ -56,6 +63,8 @@ class Plugin(sa.engine.CreateEnginePlugin):
     def engine_created(self, engine):
         if engine.dialect.name != 'sqlite':
             _add_idle_ping(engine)
+        if engine.dialect.name == 'mysql':
+            round_trips.add_events(engine)
 
 
 dialects.plugins.register(PLUGIN, __name__, 'Plugin')

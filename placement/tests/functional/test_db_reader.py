@@ -3,14 +3,16 @@
 A read that needs one snapshot (the default) runs in a transaction. A
 read with ``snapshot=False`` runs each statement on its own where that
 costs nothing: on psycopg, autocommit (a client flag) with no BEGIN
-before its statement and no ROLLBACK after; on PyMySQL each statement
-carries its own ROLLBACK (db.round_trips). Either way the pooled
-connection comes back as it was, whether the read succeeded or failed,
-and the next read sees a fresh snapshot.
+before its statement and no ROLLBACK after; elsewhere a transaction
+ended by one ROLLBACK, every statement sent on its own (no connection
+takes stacked statements). Either way the pooled connection comes back
+as it was, whether the read succeeded or failed, and the next read sees
+a fresh snapshot.
 """
 import unittest
 
 from oslo_db import exception as db_exc
+from pymysql.constants import CLIENT
 import sqlalchemy as sa
 
 from placement.db import api as db_api
@@ -85,8 +87,6 @@ class _ReaderCase:
     def test_both_kinds_read_the_same(self):
         self.assertGreater(self._read()[1], 0)
         self.assertEqual(self._read()[1], self._read(snapshot=False)[1])
-        self.assertEqual(self._read()[1],
-                         self._read(snapshot=db_api.AS_ISOLATED)[1])
 
     def test_the_next_read_sees_a_new_snapshot(self):
         # One pooled connection: a read whose transaction outlived it
@@ -127,32 +127,44 @@ class SQLiteReaderTest(_ReaderCase, unittest.TestCase):
 class MySQLReaderTest(_ReaderCase, unittest.TestCase):
     backend_name = 'mysql'
 
-    def _state(self, dbapi_con):
-        # (the last command ended the transaction, statements end theirs)
-        return dbapi_con.ended, dbapi_con.end_each
+    def _counters(self):
+        """{Com_rollback, Com_select, Questions} the (one) pooled
+        connection's session ran so far, this look's SHOW counted in
+        Questions; its ROLLBACK comes after it."""
+        with self.db.reader.connect() as conn:
+            return {name: int(value) for name, value in conn.execute(
+                sa.text("SHOW SESSION STATUS WHERE Variable_name IN "
+                        "('Com_rollback', 'Com_select', 'Questions')"))}
 
     def _rollbacks(self):
-        """The ROLLBACKs the (one) pooled connection's session ran so
-        far; this look adds one, after it."""
-        with self.db.reader.connect() as conn:
-            return int(conn.execute(sa.text(
-                "SHOW SESSION STATUS LIKE 'Com_rollback'")).first()[1])
+        return self._counters()['Com_rollback']
 
-    def test_a_read_without_snapshot_sends_one_rollback_per_statement(self):
-        # In its statement's text: SQLAlchemy's ROLLBACK is not sent.
-        before = self._rollbacks()
+    def test_the_multi_statement_flag_is_off(self):
+        with self.db.reader.connect() as conn:
+            dbapi_con = conn.connection.dbapi_connection
+            self.assertFalse(dbapi_con.client_flag & CLIENT.MULTI_STATEMENTS)
+            with self.assertRaises(DB_ERRORS):
+                conn.execute(sa.text('SELECT 1; SELECT 2'))
+
+    def test_a_read_without_snapshot_sends_each_statement_alone(self):
+        # Each statement its own round trip, one ROLLBACK per read.
+        before = self._counters()
         for _ in range(3):
             self._read(snapshot=False)
         with db_api.reader(self.db, snapshot=False) as conn:
             conn.execute(sa.text('SELECT 1 -- a trailing comment'))
-            self.assertEqual((True, True),
-                             self._state(conn.connection.dbapi_connection))
             self.assertEqual([(2,)], [tuple(row) for row in conn.execute(
                 sa.text('SELECT 2;'))])
             self.assertFalse(
                 conn.connection.dbapi_connection.get_autocommit())
-        self.assertEqual(before + 1 + 5, self._rollbacks())
-        self.assertEqual((False, False), self._pooled_state())
+        after = self._counters()
+        self.assertEqual(before['Com_rollback'] + 1 + 4,
+                         after['Com_rollback'])
+        self.assertEqual(before['Com_select'] + 5, after['Com_select'])
+        # Questions: the first look's ROLLBACK, 5 statements, 4
+        # ROLLBACKs, the second look.
+        self.assertEqual(before['Questions'] + 1 + 5 + 4 + 1,
+                         after['Questions'])
 
     def test_a_snapshot_read_is_one_transaction_with_one_rollback(self):
         before = self._rollbacks()
@@ -161,8 +173,6 @@ class MySQLReaderTest(_ReaderCase, unittest.TestCase):
             self._toggle_trait(first)
             # REPEATABLE READ: the first statement's snapshot.
             self.assertEqual(first, conn.execute(TRAITS).scalar())
-            self.assertEqual((False, False),
-                             self._state(conn.connection.dbapi_connection))
         self.assertEqual(before + 1 + 1, self._rollbacks())
         with db_api.reader(self.db) as conn:
             self.assertEqual(1 - first, conn.execute(TRAITS).scalar())
@@ -172,12 +182,33 @@ class MySQLReaderTest(_ReaderCase, unittest.TestCase):
         with db_api.transaction(self.db) as conn:
             conn.execute(sa.text('SELECT 1'))
         self.assertEqual(before + 1, self._rollbacks())
+        # A failed write and a plain connection roll back, once each
+        # (and the look above, after its SHOW).
+        with self.assertRaises(ZeroDivisionError):
+            with db_api.transaction(self.db) as conn:
+                conn.execute(sa.text('SELECT 1'))
+                1 / 0
+        with self.db.writer.connect() as conn:
+            conn.execute(sa.text('SELECT 1'))
+        self.assertEqual(before + 1 + 1 + 1 + 1, self._rollbacks())
+
+    def test_a_claims_lock_and_read_are_two_statements(self):
+        rp = models.resource_providers
+        before = self._counters()
+        with db_api.transaction(self.db) as conn:
+            db_api.lock_then_read(conn, rp.c.uuid, ['u3', "x' OR '1"],
+                                  sa.select(rp.c.name), {})
+        after = self._counters()
+        # The first look's ROLLBACK; the lock, the read and the COMMIT,
+        # no ROLLBACK after it; the second look.
+        self.assertEqual(before['Questions'] + 1 + 3 + 1,
+                         after['Questions'])
+        self.assertEqual(before['Com_rollback'] + 1, after['Com_rollback'])
 
     def test_a_failed_read_sends_its_rollback(self):
         before = self._rollbacks()
         self._fail_a_read()
         self.assertEqual(before + 1 + 1, self._rollbacks())
-        self.assertEqual((False, False), self._pooled_state())
 
     def test_a_held_lock_fails_the_read_after_it(self):
         rp = models.resource_providers

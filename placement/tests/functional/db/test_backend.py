@@ -184,7 +184,7 @@ class PreferredTLSTest(base.BackendTestCase):
         db = self.new_database(**{'placement_database.max_pool_size': 1,
                                   'placement_database.max_overflow': 2})
         with db.writer.connect() as first, db.writer.connect() as second:
-            ours = [conn.connection.dbapi_connection.connection
+            ours = [conn.connection.dbapi_connection
                     for conn in (first, second)]
         offered = bool(ours[0].server_capabilities & 0x800)  # CLIENT.SSL
         self.assertEqual(offered, ours[1].ssl)
