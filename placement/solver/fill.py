@@ -153,10 +153,10 @@ def _sub_snapshot(snapshot, usage, trees, anchor):
     ids += [rp_id for rp_id in snapshot.sharing
             if snapshot.providers[rp_id].root_id != anchor]
     inventories, keys = usage.inventories, usage.keys
-    ids = [rp_id for rp_id in ids if rp_id in inventories]
+    stocked = [rp_id for rp_id in ids if rp_id in inventories]
     return dataclasses.replace(
         snapshot,
         providers={rp_id: snapshot.providers[rp_id] for rp_id in ids},
-        inventories={rp_id: inventories[rp_id] for rp_id in ids},
-        inventory_keys={rp_id: keys[rp_id] for rp_id in ids},
+        inventories={rp_id: inventories[rp_id] for rp_id in stocked},
+        inventory_keys={rp_id: keys[rp_id] for rp_id in stocked},
         anchors=(anchor,))

@@ -68,7 +68,9 @@ def host(draw, number):
         return [draw(_provider(name, None,
                                ('VCPU', 'MEMORY_MB', 'DISK_GB'), traits,
                                aggregates))]
-    nodes = [draw(_provider(name, None, ('DISK_GB',), traits, aggregates))]
+    # A root with no inventory of its own, or the host's disk.
+    classes = draw(st.sampled_from(((), ('DISK_GB',), ('DISK_GB',))))
+    nodes = [draw(_provider(name, None, classes, traits, aggregates))]
     for numa in range(draw(st.integers(1, 2))):
         numa_name = '%s_N%d' % (name, numa)
         nodes.append(draw(_provider(numa_name, name,
