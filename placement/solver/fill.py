@@ -104,23 +104,90 @@ def fill(snapshot: model.Snapshot, query: model.CandidateQuery
          ) -> typing.Dict[int, TreeFill]:
     """{root id: TreeFill} of every anchor of ``snapshot`` (and of any
     root a claim is counted for): the claims of ``query`` in a row, on
-    the snapshot's usage (module docstring)."""
+    the snapshot's usage (module docstring).
+
+    Trees no sharing provider reaches are independent, so their order
+    does not matter: the lone providers among them are solved together
+    when one group on one provider serves the query (solver.single),
+    and alike trees (the same inventories, usage, traits and
+    aggregates, provider by provider) are solved once.
+    """
     counts = {anchor: TreeFill() for anchor in snapshot.anchors
               if anchor in snapshot.providers}
     usage = _Usage(snapshot)
-    if single.applies(snapshot, query):
-        # One candidate at most per anchor, on the anchor alone.
-        for candidate in solver.solve(snapshot, query, FILL_OPTIONS):
-            _take(usage, candidate, counts, snapshot)
-        return counts
     trees = _trees(snapshot)
+    shared = _shared_roots(snapshot)
+    done = _fill_lone(snapshot, query, usage, trees, shared, counts)
+    alike = {} if not query.in_tree_uuids else None
     for anchor in list(counts):
-        while True:
-            part = _sub_snapshot(snapshot, usage, trees, anchor)
-            found = solver.solve(part, query, FILL_OPTIONS, count=1)
-            if not found or not _take(usage, found[0], counts, snapshot):
-                break
+        if anchor in done:
+            continue
+        key = None
+        if alike is not None and anchor not in shared:
+            key = _signature(snapshot, trees[anchor])
+            found = alike.get(key)
+            if found is not None:
+                counts[anchor] = dataclasses.replace(found)
+                continue
+        _fill_tree(snapshot, query, usage, trees, anchor, counts)
+        if key is not None:
+            alike[key] = counts[anchor]
     return counts
+
+
+def _fill_tree(snapshot, query, usage, trees, anchor, counts):
+    """Claim on ``anchor`` until nothing fits."""
+    while True:
+        part = _sub_snapshot(snapshot, usage, trees, anchor)
+        found = solver.solve(part, query, FILL_OPTIONS, count=1)
+        if not found or not _take(usage, found[0], counts, snapshot):
+            return
+
+
+def _fill_lone(snapshot, query, usage, trees, shared, counts):
+    """Fill every tree of one provider that no sharing provider reaches
+    with one solve, when solver.single applies to them (one candidate
+    at most each); the anchors done."""
+    lone = tuple(anchor for anchor in counts
+                 if len(trees[anchor]) == 1 and anchor not in shared)
+    if not lone:
+        return frozenset()
+    inventories = snapshot.inventories
+    part = dataclasses.replace(
+        snapshot,
+        providers={rp_id: snapshot.providers[rp_id] for rp_id in lone},
+        inventories={rp_id: inventories[rp_id] for rp_id in lone
+                     if rp_id in inventories},
+        inventory_keys={rp_id: snapshot.inventory_keys[rp_id]
+                        for rp_id in lone if rp_id in inventories},
+        sharing=frozenset(), sharing_anchors={}, anchors=lone,
+        has_nested=False)
+    if not single.applies(part, query):
+        return frozenset()
+    for candidate in solver.solve(part, query, FILL_OPTIONS):
+        _take(usage, candidate, counts, snapshot)
+    return frozenset(lone)
+
+
+def _shared_roots(snapshot):
+    """The roots whose claims may use a sharing provider, and the
+    sharing providers' own."""
+    found = {snapshot.providers[rp_id].root_id for rp_id in snapshot.sharing}
+    for roots in snapshot.sharing_anchors.values():
+        found |= roots
+    return found
+
+
+def _signature(snapshot, ids):
+    """What the claims on a tree of no sharing provider depend on: per
+    provider (in id order) its parent's position, its inventories' key
+    (equal keys: equal inventories and usage), traits and aggregates."""
+    position = {rp_id: n for n, rp_id in enumerate(ids)}
+    providers, keys = snapshot.providers, snapshot.inventory_keys
+    traits, aggregates = snapshot.traits, snapshot.aggregates
+    return tuple((position.get(providers[rp_id].parent_id, -1),
+                  keys.get(rp_id), traits.get(rp_id), aggregates.get(rp_id))
+                 for rp_id in ids)
 
 
 def _take(usage, candidate, counts, snapshot):
@@ -137,10 +204,10 @@ def _take(usage, candidate, counts, snapshot):
 
 
 def _trees(snapshot):
-    """{root id: [provider ids of its tree]}."""
+    """{root id: [provider ids of its tree, in id order]}."""
     trees = {}
-    for rp_id, provider in snapshot.providers.items():
-        trees.setdefault(provider.root_id, []).append(rp_id)
+    for rp_id in sorted(snapshot.providers):
+        trees.setdefault(snapshot.providers[rp_id].root_id, []).append(rp_id)
     return trees
 
 

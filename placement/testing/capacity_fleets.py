@@ -85,13 +85,20 @@ def host(draw, number):
 @st.composite
 def fleets(draw, max_hosts=3):
     """A fleet: 1 to ``max_hosts`` hosts, maybe a sharing disk pool in
-    AGGA first."""
+    AGGA first, maybe a copy of the last host."""
     nodes = []
     if draw(st.booleans()):
         nodes.append(draw(_provider('POOL', None, ('DISK_GB',),
                                     (ct.SHARES,), ('AGGA',))))
     for number in range(draw(st.integers(1, max_hosts))):
         nodes += draw(host(number))
+    if draw(st.booleans()):
+        # A copy of the last host: alike trees (counted once, solver.fill).
+        last = nodes[-1].name.split('_')[0]
+        nodes += [node._replace(
+            name='C' + node.name,
+            parent=node.parent and 'C' + node.parent)
+            for node in nodes if node.name.split('_')[0] == last]
     return nodes
 
 
