@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
+from placement.db import packed
 from placement import exception
 from placement.objects import _sql
 from placement.objects.candidates import gather as gather_mod
@@ -135,24 +136,38 @@ def select_project_usage_stmt():
             .order_by(proj.c.external_id, rc.c.name))
 
 
+# The whole-fleet statements, built once (packed.fetch_rows caches their
+# packed form by statement).
+_ROOTS, _ROOT_AGGREGATES = select_roots_stmt(), select_root_aggregates_stmt()
+_TREE_INVENTORY = select_tree_inventory_stmt()
+_INT, _TEXT = packed.INT, packed.TEXT
+
+
 def fetch_roots(conn) -> typing.Dict[int, Root]:
-    """{root id: Root} of every tree (two statements)."""
+    """{root id: Root} of every tree, in id order (two statements)."""
     aggregates = {}
-    for rp_id, agg_uuid in conn.execute(select_root_aggregates_stmt()):
+    for rp_id, agg_uuid in packed.fetch_rows(conn, _ROOT_AGGREGATES, {},
+                                             (_INT, _TEXT)):
         aggregates.setdefault(rp_id, []).append(agg_uuid)
     return {row[0]: Root(row[1], row[2],
                          tuple(sorted(aggregates.get(row[0], ()))))
-            for row in conn.execute(select_roots_stmt())}
+            for row in packed.fetch_rows(conn, _ROOTS, {},
+                                         (_INT, _TEXT, _TEXT), order_by=0)}
 
 
 def fetch_trees(conn):
     """((root id, class, capacity, used), ...) summed per tree, in
     root id then class order."""
     sums = {}
-    for root_id, rc, total, reserved, ratio, used in conn.execute(
-            select_tree_inventory_stmt()):
-        found = sums.setdefault((root_id, rc), [0, 0])
-        found[0] += model.capacity(int(total), int(reserved), float(ratio))
+    capacity = model.capacity
+    # The ratio, a float, reads as a JSON number when packed.
+    for root_id, rc, total, reserved, ratio, used in packed.fetch_rows(
+            conn, _TREE_INVENTORY, {},
+            (_INT, _TEXT, _INT, _INT, _INT, _INT)):
+        found = sums.get((root_id, rc))
+        if found is None:
+            found = sums[(root_id, rc)] = [0, 0]
+        found[0] += capacity(int(total), int(reserved), float(ratio))
         found[1] += int(used)
     return tuple((root_id, rc, capacity, used) for (root_id, rc),
                  (capacity, used) in sorted(sums.items()))

@@ -164,8 +164,21 @@ def _fill_lone(snapshot, query, usage, trees, shared, counts):
         has_nested=False)
     if not single.applies(part, query):
         return frozenset()
+    # One candidate per provider, alike ones sharing their shape and
+    # inventories: the repeats are found once per pair. No claim is
+    # recorded: nothing else reads these providers.
+    found = {}
     for candidate in solver.solve(part, query, FILL_OPTIONS):
-        _take(usage, candidate, counts, snapshot)
+        if candidate.__class__ is model.Alike:
+            rp_id, shape = candidate.ids[0], id(candidate.shape)
+        else:
+            rp_id, shape = candidate.allocations[0][0], None
+        key = (shape, id(inventories[rp_id]))
+        times = found.get(key) if shape is not None else None
+        if times is None:
+            times = found[key] = usage.repeats(candidate)
+        if times[0]:
+            counts[rp_id] = TreeFill(times[0], times[1][1])
     return frozenset(lone)
 
 
