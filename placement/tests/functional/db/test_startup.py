@@ -121,9 +121,11 @@ class _StartupTests:
             self.assertEqual(1, conn.execute(sa.text('SELECT 1')).scalar())
 
 
-def _uwsgi(test, url, *env):
+def _uwsgi(test, url, *env, lazy=False):
     """(exit status, output) of uwsgi --need-app loading the application
-    on ``url`` (``env``: more NAME=VALUE for the environment)."""
+    on ``url`` (``env``: more NAME=VALUE for the environment), in the
+    master or (``lazy``, as etc/placement/placement-uwsgi.ini does) in
+    the worker."""
     binary = os.path.join(VENV_BIN, 'uwsgi')
     if not os.path.exists(binary):
         test.skipTest('uwsgi is not installed')
@@ -132,7 +134,8 @@ def _uwsgi(test, url, *env):
             binary, '--master', '--need-app', '--die-on-term',
             '--http-socket', '127.0.0.1:%d' % uwsgi.free_port(),
             '--module', 'placement.wsgi.api:application',
-            '--processes', '1', '--home', os.path.dirname(VENV_BIN)], url)
+            '--processes', '1', '--home', os.path.dirname(VENV_BIN)]
+        + (['--lazy-apps'] if lazy else []), url)
 
 
 class _MissingSchemaTests:
@@ -159,12 +162,14 @@ class _MissingSchemaTests:
         self.assertEqual(1, len(output.splitlines()), output)
 
     def test_uwsgi_fails_the_load_with_one_line(self):
-        code, output = _uwsgi(self, self.new_url())
-        # uwsgi's own status for --need-app without an application.
-        self.assertEqual(22, code, output)
-        self._assert_one_line(output, 'CRITICAL placement.wsgi.api [-] '
-                                      'Cannot start: the database ')
-        self.assertIn('no app loaded', output)
+        url = self.new_url()
+        for lazy in (False, True):
+            code, output = _uwsgi(self, url, lazy=lazy)
+            # uwsgi's own status for --need-app without an application.
+            self.assertEqual(22, code, output)
+            self._assert_one_line(output, 'CRITICAL placement.wsgi.api [-] '
+                                          'Cannot start: the database ')
+            self.assertIn('no app loaded', output)
 
 
 class UwsgiConfigErrorTest(unittest.TestCase):
