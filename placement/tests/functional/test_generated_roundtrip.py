@@ -42,6 +42,20 @@ ISSUE_BATCH = roundtrip.Batch(
     consumers=[('p"],["', 'u",7,["', 'INSTANCE', 0),
                ('p"],["', 'u2', 'MIGRATION', 1)])
 
+# Values that differ only by case, accents or trailing spaces: distinct
+# on SQLite and PostgreSQL; on MySQL (utf8_general_ci) the later
+# providers are duplicates (409) and the later project and user ids name
+# the first ones' rows.
+COLLATION_BATCH = roundtrip.Batch(
+    names=['Name', 'name ', 'NAME', 'n\u00e0me', 'n\u00c0ME  '],
+    parents=[None, 0, None, None, 3],
+    aggregates=[['bbbbbbbb-0000-4000-8000-000000000000']] * 5,
+    resource_class='CUSTOM_COLLATION', trait='CUSTOM_COLLATION',
+    consumers=[('proj', 'user', 'INSTANCE', 0),
+               ('PROJ', 'User ', 'INSTANCE', 1),
+               ('pr\u00f2j', 'USER', 'MIGRATION', 2),
+               ('proj ', 'us\u00e9r', 'INSTANCE', 3)])
+
 
 class _RoundTrip:
 
@@ -74,6 +88,7 @@ class _RoundTrip:
         @generated_settings.settings(EXAMPLES, phases=[
             hypothesis.Phase.explicit, hypothesis.Phase.generate])
         @hypothesis.example(ISSUE_BATCH)
+        @hypothesis.example(COLLATION_BATCH)
         @hypothesis.given(roundtrip.batches())
         def check(batch):
             kept, consumers = self.store.write(batch)
