@@ -86,12 +86,13 @@ OPTS = [
              'half of it or read_timeout if that is less, is kept for a '
              'COMMIT in flight (Galera holds commits while it evicts a '
              'dead node) and for finding out whether a COMMIT whose answer '
-             'was lost took effect. The driver timeouts below are cut, '
-             'when a connection opens, to what is left of the budget, and '
-             'a pooled connection whose timeouts would outlast it is '
-             'replaced before use, so a frozen server holds a request no '
-             'longer than the budget (MySQL; see read_timeout for '
-             'PostgreSQL). When the attempts run out on a lost race '
+             'was lost took effect. The driver timeouts below must each '
+             'be at most half the budget (never less than 1 s), so that '
+             'a frozen server holds a request no longer than the budget '
+             '(MySQL; see read_timeout for PostgreSQL): one left at its '
+             'default is lowered to fit, one set longer stops the service '
+             'at start with an error naming it. When the attempts run out '
+             'on a lost race '
              'the answer is 409 placement.concurrent_update; when no '
              'database server could serve the request it is 503 '
              'placement.database.unavailable with a Retry-After header. '
@@ -125,7 +126,8 @@ OPTS = [
         min=1,
         help='Seconds to wait for a new database connection (TCP connect '
              'and handshake). Passed as connect_timeout to PyMySQL and '
-             'psycopg; only used with mysql and postgresql URLs.'),
+             'psycopg; only used with mysql and postgresql URLs. At most '
+             'half of retry_budget (see there).'),
     cfg.IntOpt(
         'read_timeout',
         default=15,
@@ -137,13 +139,14 @@ OPTS = [
              'the default evs timeouts), during which the other nodes '
              'hold commits. On PostgreSQL the TCP keepalive detects a '
              'dead server after about this long. Only used with mysql and '
-             'postgresql URLs.'),
+             'postgresql URLs. At most half of retry_budget (see there).'),
     cfg.IntOpt(
         'write_timeout',
         default=15,
         min=1,
         help='Seconds to wait for a MySQL server to accept a statement '
-             '(PyMySQL write_timeout). Only used with mysql URLs.'),
+             '(PyMySQL write_timeout). Only used with mysql URLs. At most '
+             'half of retry_budget (see there).'),
     cfg.IntOpt(
         'mysql_wsrep_sync_wait',
         default=0,

@@ -60,14 +60,16 @@ class Database:
             self.reader.dispose()
 
 
-def policy_from(conf) -> retry.RetryPolicy:
-    """The retry policy of ``[placement_database]``."""
+def policy_from(conf, timeouts=None) -> retry.RetryPolicy:
+    """The retry policy of ``[placement_database]`` (its COMMIT wait:
+    the read timeout of ``timeouts``, by default the fitted ones)."""
     group = conf.placement_database
+    timeouts = timeouts or db_engine.fitted_timeouts(conf)
     return retry.RetryPolicy(budget=group.retry_budget,
                              backoff=group.retry_backoff,
                              backoff_max=group.retry_backoff_max,
                              race_backoff=group.retry_backoff / 10,
-                             commit_wait=group.read_timeout)
+                             commit_wait=timeouts.read)
 
 
 def create_database(conf, reader=True) -> Database:
@@ -81,11 +83,13 @@ def create_database(conf, reader=True) -> Database:
         raise exception.ConfigError(
             reason='[placement_database] connection is not set; the '
                    'placement service needs a database URL to start.')
-    writer = db_engine.create_engine(group, group.connection)
+    timeouts = db_engine.fitted_timeouts(conf)
+    writer = db_engine.create_engine(group, group.connection, timeouts)
     reader_engine = None
     if reader and group.slave_connection:
-        reader_engine = db_engine.create_engine(group, group.slave_connection)
-    return Database(writer, reader_engine, policy_from(conf))
+        reader_engine = db_engine.create_engine(
+            group, group.slave_connection, timeouts)
+    return Database(writer, reader_engine, policy_from(conf, timeouts))
 
 
 def _database(ctx):

@@ -1,12 +1,13 @@
 """What makes a database connection fail fast and be discarded when bad.
 
 Events added to an engine, per backend, through SQLAlchemy's public
-event API: driver timeouts given at connect time and fitted to the retry
-budget (so that a frozen server cannot hold a request past it), Galera's
-``wsrep_sync_wait`` session value, the server session a MySQL connection
-is on, and the error hook that throws away a connection that cannot
-serve again (a node that is not ready, a PostgreSQL session that lost its
-prepared statements). No transactions here (``api``).
+event API: driver timeouts given at connect time (fixed values, checked
+against the retry budget once, when the configuration loads:
+``db.engine.fitted_timeouts``), Galera's ``wsrep_sync_wait`` session
+value, the server session a MySQL connection is on, and the error hook
+that throws away a connection that cannot serve again (a node that is
+not ready, a PostgreSQL session that lost its prepared statements). No
+transactions here (``api``).
 """
 import contextlib
 import dataclasses
@@ -24,13 +25,6 @@ LOG = logging.getLogger(__name__)
 SERVER_KEY = 'placement.server'
 # Connection record info: the wsrep_sync_wait a Galera session runs with.
 SYNC_WAIT_KEY = 'placement.wsrep_sync_wait'
-# Connection record info: the read timeout (seconds) the driver was
-# given when this connection was opened, and whether it has not been
-# checked out yet since.
-READ_TIMEOUT_KEY = 'placement.read_timeout'
-_FRESH_KEY = 'placement.fresh'
-# No timeout is cut below this (seconds).
-SHORTEST = 0.5
 # CR_SSL_CONNECTION_ERROR: TLS asked for, and the server has none.
 SSL_REFUSED = 2026
 
@@ -76,26 +70,14 @@ def connect_args(url, timeouts: Timeouts) -> dict:
             if key not in url.query}
 
 
-def clamp(value: float, left) -> float:
-    """``value`` shortened to ``left`` seconds (None: not at all), never
-    below SHORTEST."""
-    if left is None:
-        return value
-    return max(min(value, left), SHORTEST)
-
-
 def add_events(engine, timeouts: Timeouts) -> None:
-    """Hook the budget, wsrep_sync_wait and the discarding of connections
-    that cannot serve again into ``engine``."""
+    """Hook the driver timeouts, wsrep_sync_wait and the discarding of
+    connections that cannot serve again into ``engine``."""
     backend = engine.dialect.name
     if backend not in ('mysql', 'postgresql'):
         return
-    wanted = connect_args(engine.url, timeouts)
-    sa.event.listen(engine, 'do_connect', _timeouts_fitted(wanted))
-    if engine.dialect.driver == 'pymysql':
-        configured = engine.url.query.get('read_timeout', timeouts.read)
-        sa.event.listen(engine, 'checkout',
-                        _replace_unfit(float(configured)))
+    sa.event.listen(engine, 'do_connect',
+                    _given(connect_args(engine.url, timeouts)))
     if backend == 'mysql':
         _add_mysql_events(engine, timeouts)
         if engine.dialect.driver == 'pymysql':
@@ -104,52 +86,14 @@ def add_events(engine, timeouts: Timeouts) -> None:
         sa.event.listen(engine, 'handle_error', _discard_unprepared)
 
 
-def _timeouts_fitted(wanted):
-    """The do_connect hook: the driver timeouts of ``wanted`` (given to
-    the driver at connect time, its public way), cut to what is left of
-    the operation's budget: the connect timeout to its attempts, the read
-    and write timeouts to the whole of it (a COMMIT may use the reserve).
-    """
-    def fit(dialect, conn_rec, cargs, cparams):
+def _given(wanted):
+    """The do_connect hook: the driver arguments of ``wanted``, given to
+    the driver at connect time (its public way), unless the URL gave
+    them already."""
+    def give(dialect, conn_rec, cargs, cparams):
         for key, value in wanted.items():
             cparams.setdefault(key, value)
-        if 'connect_timeout' in cparams:
-            # Whole seconds: libpq takes no fraction.
-            cparams['connect_timeout'] = int(max(clamp(
-                float(cparams['connect_timeout']), retry.remaining()), 1))
-        for key in ('read_timeout', 'write_timeout'):
-            if key in cparams:
-                cparams[key] = clamp(float(cparams[key]),
-                                     retry.remaining_for_commit())
-        if 'read_timeout' in cparams and conn_rec is not None:
-            conn_rec.info[READ_TIMEOUT_KEY] = cparams['read_timeout']
-            conn_rec.info[_FRESH_KEY] = True
-    return fit
-
-
-def _replace_unfit(configured: float):
-    """The checkout hook: a pooled connection whose read timeout would
-    let a frozen server hold this operation past its budget, or that was
-    opened late in an earlier one's (a timeout much shorter than
-    configured), is replaced by a new one opened with timeouts that fit
-    (raising DisconnectionError is SQLAlchemy's way to ask for that). At
-    the first attempt of an operation, with the defaults (read timeout
-    15 s, budget 30 s), every pooled connection fits. A connection opened
-    for this very checkout was fitted when it was opened (the time its
-    connect took aside).
-    """
-    def check(dbapi_con, con_record, con_proxy):
-        opened = con_record.info.get(READ_TIMEOUT_KEY)
-        if opened is None or con_record.info.pop(_FRESH_KEY, False):
-            return
-        left = retry.remaining_for_commit()
-        fitting = clamp(configured, left)
-        if opened > fitting + SHORTEST or opened < fitting / 2:
-            raise sa.exc.DisconnectionError(
-                'read timeout %.1f s does not fit the %s s left of the '
-                'budget' % (opened, 'unlimited' if left is None
-                            else '%.1f' % left))
-    return check
+    return give
 
 
 class _PreferredTLS:

@@ -23,19 +23,23 @@ that oslo.db's factory loads from the URL (``plugin=placement``):
   ``db.round_trips``).
 
 On top of the engine oslo.db returns go, through SQLAlchemy's public
-event API, the options oslo.db does not have: the driver timeouts,
-Galera's wsrep_sync_wait and the discarding of
-connections that cannot serve again (``driver``), and the session
-variable GET /allocation_candidates needs on MySQL.
+event API, the options oslo.db does not have: the driver timeouts
+(checked against the retry budget once, ``fitted_timeouts``), Galera's
+wsrep_sync_wait and the discarding of connections that cannot serve
+again (``driver``), and the session variable GET
+/allocation_candidates needs on MySQL.
 """
+import dataclasses
 import time
 
+from oslo_config import cfg
 from oslo_db.sqlalchemy import engines
 import sqlalchemy as sa
 from sqlalchemy import dialects
 
 from placement.db import driver
 from placement.db import round_trips
+from placement import exception
 
 # A connection back in the pool for this long is pinged before reuse.
 IDLE_PING_SECONDS = 1.0
@@ -71,11 +75,51 @@ dialects.plugins.register(PLUGIN, __name__, 'Plugin')
 
 
 def timeouts_from(group) -> driver.Timeouts:
-    """The driver timeouts of a [placement_database] ``group``."""
+    """The driver timeouts of a [placement_database] ``group``, as they
+    are (for a connection outside any operation's budget)."""
     return driver.Timeouts(connect=group.connect_timeout,
                            read=group.read_timeout,
                            write=group.write_timeout,
                            wsrep_sync_wait=group.mysql_wsrep_sync_wait)
+
+
+TIMEOUT_OPTIONS = ('connect_timeout', 'read_timeout', 'write_timeout')
+
+
+def fitted_timeouts(conf) -> driver.Timeouts:
+    """The driver timeouts of ``conf``'s [placement_database], checked
+    once against its ``retry_budget``; fixed for every connection.
+
+    Each of TIMEOUT_OPTIONS must be at most half the budget (never less
+    than 1 s): the attempts end when the last half of the budget, or
+    ``read_timeout`` if less, is left (retry.RetryPolicy.commit_reserve),
+    so that one wait for a frozen server, begun by the last attempt,
+    ends within the budget. An option left at its default is lowered to
+    fit; one the operator set longer is an exception.ConfigError naming
+    it. A budget of 0 (no retries) takes the options as they are.
+    """
+    group = conf.placement_database
+    values = {name: getattr(group, name) for name in TIMEOUT_OPTIONS}
+    longest = max(int(group.retry_budget / 2), 1)
+    too_long = []
+    for name, value in values.items():
+        if group.retry_budget <= 0 or value <= longest:
+            continue
+        location = conf.get_location(name, group='placement_database')
+        if location is None or location.location is cfg.Locations.opt_default:
+            values[name] = longest
+        else:
+            too_long.append('%s = %s' % (name, value))
+    if too_long:
+        raise exception.ConfigError(
+            reason='[placement_database] %s: longer than half of '
+                   'retry_budget (%s s), so a frozen database server could '
+                   'hold a request past the budget; set each to %d or less, '
+                   'or raise retry_budget.' % (
+                       ', '.join(too_long), group.retry_budget, longest))
+    return dataclasses.replace(
+        timeouts_from(group), connect=values['connect_timeout'],
+        read=values['read_timeout'], write=values['write_timeout'])
 
 
 def oslo_db_arguments(group) -> dict:
@@ -108,15 +152,17 @@ def oslo_db_arguments(group) -> dict:
         logging_name='placement')
 
 
-def create_engine(group, url: str) -> sa.engine.Engine:
-    """A new Engine on ``url`` for the [placement_database] ``group``.
+def create_engine(group, url: str, timeouts=None) -> sa.engine.Engine:
+    """A new Engine on ``url`` for the [placement_database] ``group``,
+    its connections opened with ``timeouts`` (driver.Timeouts; default:
+    the group's as they are, ``timeouts_from``).
 
     oslo.db tests the connection (``max_retries``) before the events of
     ``driver`` are in place: the pool is emptied after, so that every
     connection used is opened with them.
     """
     engine = engines.create_engine(url, **oslo_db_arguments(group))
-    driver.add_events(engine, timeouts_from(group))
+    driver.add_events(engine, timeouts or timeouts_from(group))
     if engine.dialect.name == 'mysql':
         sa.event.listen(engine, 'connect', _allow_long_group_concat)
     engine.dispose()

@@ -211,9 +211,10 @@ NOT_LANDED = object()
 class RetryPolicy:
     """How long and how often an operation is run again.
 
-    ``budget`` bounds the whole operation, in seconds. Its attempts (and
-    the driver timeouts of their statements, cut to what is left) end
-    ``commit_reserve`` seconds before the budget does: the rest is kept
+    ``budget`` bounds the whole operation, in seconds. Its attempts end
+    ``commit_reserve`` seconds before the budget does (the driver
+    timeouts are at most that long: db.engine.fitted_timeouts, so a
+    statement that began in the attempts ends in time): the rest is kept
     for a COMMIT in flight, which Galera may hold while it evicts a dead
     node, and for looking up the outcome of a COMMIT whose answer was
     lost. Backoff before retry n is uniform in [0, min(cap, base * 2**n)].

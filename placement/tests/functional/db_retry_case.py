@@ -35,7 +35,10 @@ RETRY_BUDGET = 30.0
 # for the driver's 60 s timeouts, or retry for ever.
 BUDGET = 3.0
 PATIENCE = 10 * BUDGET
-SHORT = {'placement_database.retry_budget': BUDGET}
+# Its driver timeouts fit it (db.engine.fitted_timeouts: at most half).
+SHORT = {'placement_database.retry_budget': BUDGET,
+         'placement_database.read_timeout': 1,
+         'placement_database.write_timeout': 1}
 # Longer than any budget here, shorter than the driver timeouts (60 s):
 # a request still waiting then was not ended by its budget.
 THAW_AFTER = 45.0

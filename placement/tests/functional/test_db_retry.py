@@ -23,6 +23,7 @@ import uuid
 import sqlalchemy as sa
 
 from placement.db import engine as db_engine
+from placement import exception
 from placement.testing import lock_waits
 from placement.tests.functional import db_retry_case as case
 
@@ -219,14 +220,17 @@ class MySQLRetryTest(_RetryCase, unittest.TestCase):
         self.addCleanup(timer.cancel)
         self.addCleanup(self.proxy.thaw)
 
+    def test_timeouts_longer_than_the_budget_allows_stop_the_start(self):
+        with self.assertRaises(exception.ConfigError) as caught:
+            self._app(self._proxied(), **dict(
+                case.SHORT, **{'placement_database.read_timeout': 60}))
+        self.assertIn('read_timeout = 60', str(caught.exception))
+
     def test_frozen_server_holds_a_request_no_longer_than_the_budget(self):
-        # PyMySQL timeouts far above the budget: only cutting them to
-        # what is left of the budget ends the request before the server
-        # is back (then the read would answer 200).
-        app, _ = self._app(self._proxied(), **dict(case.SHORT, **{
-            'placement_database.connect_timeout': 60,
-            'placement_database.read_timeout': 60,
-            'placement_database.write_timeout': 60}))
+        # Driver timeouts of 1 s, fitted to the 3 s budget when the
+        # configuration loaded: the request ends before the server is
+        # back (then the read would answer 200).
+        app, _ = self._app(self._proxied(), **case.SHORT)
         self.assertEqual(200, case.send(app, 'GET', '/resource_classes')[0])
         self.proxy.freeze()
         self._thaw_later()

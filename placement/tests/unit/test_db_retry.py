@@ -7,6 +7,7 @@ import contextlib
 import sqlite3
 import time
 
+from oslo_config import cfg
 from oslo_db import exception as db_exc
 import psycopg
 import psycopg2
@@ -14,7 +15,10 @@ import pymysql
 import sqlalchemy as sa
 import testtools
 
+from placement import conf as placement_conf
+from placement.db import api as db_api
 from placement.db import driver
+from placement.db import engine as db_engine
 from placement.db import retry
 from placement import exception
 
@@ -398,7 +402,49 @@ class DriverArgsTest(testtools.TestCase):
                                      args['keepalives'],
                                      args['keepalives_idle']))
 
-    def test_timeouts_are_cut_to_the_budget_left(self):
-        self.assertEqual(15, driver.clamp(15, None))
-        self.assertEqual(2.5, driver.clamp(15, 2.5))
-        self.assertEqual(0.5, driver.clamp(15, 0.0))
+
+class FittedTimeoutsTest(testtools.TestCase):
+    """Driver timeouts are fixed, checked against retry_budget once when
+    the configuration loads (db.engine.fitted_timeouts)."""
+
+    def _conf(self, **options):
+        conf = cfg.ConfigOpts()
+        placement_conf.register_opts(conf)
+        conf([], project='placement', default_config_files=[])
+        for name, value in options.items():
+            conf.set_override(name, value, group='placement_database')
+        return conf
+
+    def _fitted(self, **options):
+        timeouts = db_engine.fitted_timeouts(self._conf(**options))
+        return timeouts.connect, timeouts.read, timeouts.write
+
+    def test_the_defaults_fit_the_default_budget(self):
+        self.assertEqual((5, 15, 15), self._fitted())
+
+    def test_defaults_are_lowered_to_half_the_budget(self):
+        self.assertEqual((5, 10, 10), self._fitted(retry_budget=20))
+        self.assertEqual((1, 1, 1), self._fitted(retry_budget=3))
+        # Never below a second.
+        self.assertEqual((1, 1, 1), self._fitted(retry_budget=1))
+
+    def test_no_budget_takes_the_options_as_they_are(self):
+        self.assertEqual((60, 60, 60), self._fitted(
+            retry_budget=0, connect_timeout=60, read_timeout=60,
+            write_timeout=60))
+
+    def test_options_set_too_long_stop_the_start_naming_them(self):
+        error = self.assertRaises(
+            exception.ConfigError, self._fitted, retry_budget=3,
+            read_timeout=60, write_timeout=1)
+        self.assertIn('read_timeout = 60', str(error))
+        self.assertNotIn('write_timeout', str(error))
+        self.assertIn('retry_budget (3.0 s)', str(error))
+        self.assertEqual((2, 7, 7), self._fitted(
+            retry_budget=14, connect_timeout=2, read_timeout=7,
+            write_timeout=7))
+
+    def test_the_policy_waits_for_a_commit_the_fitted_read_timeout(self):
+        conf = self._conf(retry_budget=8)
+        self.assertEqual(4, db_api.policy_from(conf).commit_wait)
+        self.assertEqual(4, db_api.policy_from(conf).commit_reserve)
