@@ -50,6 +50,7 @@ class Batch:
     resource_class: str  # a custom class every provider has inventory of
     trait: str           # a custom trait every provider has
     consumers: list      # [(project, user, consumer type, provider index)]
+    renames: list = ()   # new names for the first providers made (PUT)
 
 
 @st.composite
@@ -86,9 +87,11 @@ def batches(draw, min_providers=3, max_providers=8):
         st.sampled_from(projects), st.sampled_from(users),
         st.sampled_from(types), st.integers(0, len(names) - 1)),
         min_size=2, max_size=6))
+    renames = draw(st.lists(hostile.provider_names(backslashes),
+                            max_size=2, unique=True))
     return Batch(names, parents, aggregates,
                  draw(hostile.custom_names()), draw(hostile.custom_names()),
-                 consumers)
+                 consumers, renames)
 
 
 @dataclasses.dataclass
@@ -216,6 +219,8 @@ class Store:
             if provider is not None:
                 self._furnish(provider, aggregates, batch)
         kept = [p for p in made if p is not None]
+        for provider, name in zip(kept, batch.renames):
+            self._rename(provider, name)
         consumers = [self._claim(owner, made) for owner in batch.consumers]
         return kept, [c for c in consumers if c is not None]
 
@@ -241,6 +246,23 @@ class Store:
                             batch.resource_class, batch.trait)
         self.providers[rp_uuid] = provider
         return provider
+
+    def _rename(self, provider, name):
+        request, answer = self.send(
+            'PUT', '/resource_providers/%s' % provider.uuid,
+            {'name': name, 'parent_provider_uuid': provider.parent})
+        if answer.status != 200:
+            if self._refused(request, answer, name):
+                return
+            if answer.status == 409 and DUPLICATE in answer.body.decode():
+                if self.equal_names(name) - {provider.uuid}:
+                    self.refused['duplicate'] += 1
+                    return
+            self.expect(request, answer, 200)
+        got = json.loads(answer.body)['name']
+        if got != name:
+            raise AssertionError('PUT answered name %r for %r' % (got, name))
+        provider.name = name
 
     def _furnish(self, provider, aggregates, batch):
         path = '/resource_providers/%s' % provider.uuid
