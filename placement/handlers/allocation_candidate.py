@@ -83,31 +83,35 @@ def _in_group_order(allocations, mappings, listing):
 
 class _ShapeText:
     """A shape's candidate encoded once (json_text.Text), and what fills
-    each of its slots, in the text's order: a rank (its provider's uuid)
-    or, for a mapping of several providers, a tuple of ranks (their
-    uuids in order, as the strings of one JSON list)."""
+    its slots, in the order of their numbers: a rank (its provider's
+    uuid, one slot) or, for a mapping of several providers, a tuple of
+    ranks (their uuids sorted, one slot each, in a JSON list)."""
 
     __slots__ = ('text', 'fills', 'pick')
 
     def __init__(self, body, fills):
         self.text = json_text.Text(body)
-        self.fills = [fills[number] for number in self.text.order]
+        self.fills = fills
         # Every slot one provider, two slots or more (the common case):
         # the ids of the slots' ranks, picked in C.
-        self.pick = (operator.itemgetter(*self.fills)
-                     if len(self.fills) > 1 and all(
-                         fill.__class__ is int for fill in self.fills)
+        self.pick = (operator.itemgetter(*fills)
+                     if len(fills) > 1 and all(
+                         fill.__class__ is int for fill in fills)
                      else None)
 
     def fill(self, uuids, ids):
         """orjson.Fragment of the candidate whose providers are ``ids``
         (rank -> id); ``uuids``: id -> uuid."""
         if self.pick is not None:
-            return self.text.fill(map(uuids.__getitem__, self.pick(ids)))
-        return self.text.fill([
-            uuids[ids[fill]] if fill.__class__ is int
-            else '","'.join(sorted([uuids[ids[rank]] for rank in fill]))
-            for fill in self.fills])
+            return self.text.fill(list(map(uuids.__getitem__,
+                                           self.pick(ids))))
+        values = []
+        for fill in self.fills:
+            if fill.__class__ is int:
+                values.append(uuids[ids[fill]])
+            else:
+                values += sorted([uuids[ids[rank]] for rank in fill])
+        return self.text.fill(values)
 
 
 def _request_body(by_provider, mappings, name, as_dict, with_mappings):
@@ -155,10 +159,14 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
         fills = []
 
         def slot(ranks):
-            # A rank is one uuid; a tuple of ranks, the mapping's list.
+            # A rank is one uuid; a tuple of ranks, the mapping's list:
+            # the slots after those of the fills before it.
+            first = sum(1 if fill.__class__ is int else len(fill)
+                        for fill in fills)
             fills.append(ranks)
-            marker = json_text.slot(len(fills) - 1)
-            return marker if ranks.__class__ is int else [marker]
+            if ranks.__class__ is int:
+                return json_text.slot(first)
+            return [json_text.slot(first + at) for at in range(len(ranks))]
         return _ShapeText(_request_body(*ordered(shape), slot, as_dict,
                                         with_mappings), fills)
 
@@ -219,21 +227,14 @@ def _summary_renderer(with_traits, with_tree):
             summary, None if summary.parent_uuid is None
             else json_text.slot(0), json_text.slot(1)))
 
-    fragment = orjson.Fragment
-
     def render(summary):
         _, _, parent, root, resources, traits = summary
         key = (id(resources), id(traits), parent is None)
         text = text_of(key) or texts.after_copy(key, summary_text, summary)
         if text is None:
             return body(summary, parent, root)
-        # The template filled here, not through Text.fill: a Python call
-        # less per provider (1,750 of them in a nested answer).
-        if not with_tree:
-            return fragment(text.template % ())
-        if parent is None:
-            return fragment(text.template % (root,))
-        return fragment(text.template % (parent, root))
+        # Slot 0 the parent (none in a root's text), 1 the root.
+        return text.fill((parent, root))
     return render
 
 

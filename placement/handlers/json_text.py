@@ -6,15 +6,19 @@ alike in resources and traits. Such a form is encoded by orjson once,
 with a slot where each uuid goes (``slot(n)``, a string orjson writes as
 "\\u0001<n>\\u0001": no class, suffix, trait or uuid holds a control
 character); each copy is then that text with its uuids put in, as an
-orjson.Fragment. A uuid needs no escaping in JSON. A value that may need
-it (a name, a number, null) goes in a ``value_slot(n)``, which stands
-for a whole JSON value, and is filled with that value's JSON text.
+orjson.Fragment. Slots are filled by number, not by where they fall in
+the text: the keys of a value may be reordered freely. Every fill is
+checked where it is made: a slot's text must need no escaping in a JSON
+string (``plain``; a uuid needs none), else it goes in as orjson
+escapes it; a ``value_slot(n)``, a whole JSON value (a name, a number,
+null), is filled with that value as orjson encodes it.
 
 Encoding a form costs a few plain renderings (its value, the encoder, a
 split): the first PLAIN_COPIES copies of a form are rendered as values,
 so that an answer whose forms repeat little (a small limit) pays
 nothing for this. Forms keeps that count and the texts of one answer.
 """
+import operator
 import re
 
 import orjson
@@ -22,23 +26,36 @@ import orjson
 PLAIN_COPIES = 8
 _SLOT = '\x01%d\x01'
 _VALUE_SLOT = '\x02%d\x02'
-# A slot inside a string, or a value slot with its quotes.
-_SLOTS = re.compile(r'\\u0001(\d+)\\u0001|"\\u0002(\d+)\\u0002"')
-_MARKERS = re.compile('[\x01\x02]')
-# What a slot's text must not hold: it would need escaping.
-_ESCAPED = re.compile('[\x00-\x1f"\\\\]')
+_INT_SLOT = '\x03%d\x03'
+# A slot inside a string, a value slot or an int slot with its quotes.
+_SLOTS = re.compile(r'\\u0001(\d+)\\u0001|"\\u0002(\d+)\\u0002"'
+                    r'|"\\u0003(\d+)\\u0003"')
+_MARKERS = re.compile('[\x01-\x03]')
+_FRAGMENT = orjson.Fragment
+_DUMPS = orjson.dumps
+# The kinds of slots, and what each puts in the template.
+_STRING, _VALUE, _INT = 0, 1, 2
+_FORMATS = ('%s', '%s', '%d')
 
 
 def slot(number: int) -> str:
-    """The placeholder of slot ``number`` in a value given to Text: text
-    that needs no escaping in a JSON string (a uuid) goes there."""
+    """The placeholder of slot ``number`` in a string of a value given to
+    Text: filled with a string, as it is when it needs no escaping in
+    JSON (a uuid), else escaped by orjson."""
     return _SLOT % number
 
 
 def value_slot(number: int) -> str:
     """The placeholder of a whole JSON value (not an object's key), filled
-    with that value's JSON text (orjson.dumps(value).decode())."""
+    with a value that orjson encodes there."""
     return _VALUE_SLOT % number
+
+
+def int_slot(number: int) -> str:
+    """The placeholder of a whole JSON value filled with an int, by
+    ``%d``: its text is a JSON number, never anything to escape (a value
+    that is no number is refused: TypeError)."""
+    return _INT_SLOT % number
 
 
 def has_markers(text: str) -> bool:
@@ -48,29 +65,92 @@ def has_markers(text: str) -> bool:
 
 
 def plain(text: str) -> bool:
-    """Whether ``text`` can go in a slot as it is (needs no escaping)."""
-    return _ESCAPED.search(text) is None
+    """Whether ``text`` can go in a slot as it is: orjson writes it
+    unchanged (between its quotes), escaping nothing. Faster than any
+    scan in Python's own C (0.15 us for 108 characters, where a
+    regular expression or isprintable took 0.3 to 0.5)."""
+    size = len(text) if text.isascii() else len(text.encode())
+    return len(_DUMPS(text)) == size + 2
+
+
+def _escaped(text):
+    """``text`` as it goes inside a JSON string, escaped by orjson."""
+    return orjson.dumps(text).decode()[1:-1]
+
+
+def _picker(order):
+    """A function: a sequence indexed by slot number -> the tuple of the
+    slots in ``order`` (itemgetter, in C)."""
+    if not order:
+        return lambda values: ()
+    if len(order) == 1:
+        number = order[0]
+        return lambda values: (values[number],)
+    return operator.itemgetter(*order)
 
 
 class Text:
     """``value`` (plain JSON values and slots) encoded: ``template``, its
-    JSON text with a ``%s`` where each slot was, and ``order``, the slot
-    numbers in the order they appear in the text."""
+    JSON text with a ``%s`` (``%d``) where each slot was, and ``order``,
+    the slot numbers in the order they appear in the text. Filled by
+    ``fill`` only, which checks what goes in."""
 
-    __slots__ = ('template', 'order')
+    __slots__ = ('template', 'order', '_pick', '_pick_strings',
+                 '_strings', '_values', '_dense')
 
     def __init__(self, value):
         pieces = _SLOTS.split(orjson.dumps(value).decode())
-        self.template = '%s'.join(piece.replace('%', '%%')
-                                  for piece in pieces[::3])
-        self.order = tuple(int(number if number is not None else whole)
-                           for number, whole in zip(pieces[1::3],
-                                                    pieces[2::3]))
+        found = [next((kind, int(number)) for kind, number
+                      in enumerate(pieces[at + 1:at + 4])
+                      if number is not None)
+                 for at in range(0, len(pieces) - 1, 4)]
+        texts = [piece.replace('%', '%%') for piece in pieces[::4]]
+        self.template = texts[0] + ''.join(
+            _FORMATS[kind] + text for (kind, _), text in zip(found,
+                                                             texts[1:]))
+        self.order = tuple(number for _, number in found)
+        self._pick = _picker(self.order)
+        # Where in the text the string slots and value slots fall.
+        self._strings = tuple(at for at, (kind, _) in enumerate(found)
+                              if kind == _STRING)
+        self._values = tuple(at for at, (kind, _) in enumerate(found)
+                             if kind == _VALUE)
+        # The number of slots when they are string slots numbered 0, 1,
+        # ... (the common case), else -1.
+        numbers = set(self.order)
+        self._dense = len(numbers) if numbers == set(range(len(numbers))) \
+            and len(self._strings) == len(found) else -1
+        # None when every slot is a string slot (the common case).
+        self._pick_strings = None if len(self._strings) == len(found) \
+            else _picker(tuple(number for kind, number in found
+                               if kind == _STRING))
 
     def fill(self, values):
-        """orjson.Fragment of the value with ``values`` (a sequence, in
-        ``order``) in its slots."""
-        return orjson.Fragment(self.template % tuple(values))
+        """orjson.Fragment of the value with ``values[n]`` in slot ``n``
+        (``values`` indexed by slot number; the numbers the text has no
+        slot of are not read): a slot's string as it is when plain, else
+        escaped by orjson; a value slot's value encoded by orjson; an int
+        slot's int by %d."""
+        picked = self._pick(values)
+        if not self._values:
+            # plain(), inline: a call less per fill; each value once
+            # when ``values`` are the string slots 0, 1, ... exactly.
+            text = ''.join(
+                values if len(values) == self._dense
+                else picked if self._pick_strings is None
+                else self._pick_strings(values))
+            if len(_DUMPS(text)) == 2 + (
+                    len(text) if text.isascii() else len(text.encode())):
+                return _FRAGMENT(self.template % picked)
+        return self._checked(list(picked))
+
+    def _checked(self, picked):
+        for at in self._values:
+            picked[at] = orjson.dumps(picked[at]).decode()
+        if not plain(''.join([picked[at] for at in self._strings])):
+            for at in self._strings:
+                picked[at] = _escaped(picked[at])
+        return _FRAGMENT(self.template % tuple(picked))
 
 
 class Forms(dict):

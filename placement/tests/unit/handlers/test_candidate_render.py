@@ -152,3 +152,40 @@ class TestAlikeRendersAsItsCandidate(unittest.TestCase):
                     expected['root_provider_uuid'] = summary.root_uuid
                 self.assertEqual(expected, found[summary.uuid],
                                  (mv, summary.uuid))
+
+
+class TestFilledTextsCheckTheirValues(unittest.TestCase):
+    """Past json_text.PLAIN_COPIES copies, candidates and summaries fill
+    encoded texts: a uuid that needs escaping (stored by other means
+    than the API) still reads as written, parent and root unswapped."""
+
+    ODD = ['a",["%d', 'b\\%d', 'c\x01%d', '%%s %d']
+
+    def _uuids(self, count):
+        return {n: self.ODD[n % len(self.ODD)] % n for n in range(count)}
+
+    def test_candidates_with_odd_uuids_render_as_values(self):
+        uuids = self._uuids(80)
+        shape = model.Shape.of(((0, 'VCPU', 1), (1, 'DISK_GB', 5)),
+                               (('', (0, 1)),))
+        alike = [model.Alike(shape, (2 * n, 2 * n + 1)) for n in range(40)]
+        plain = [candidate.candidate for candidate in alike]
+        for mv in ('1.10', '1.12', '1.34', '1.39'):
+            with self.subTest(mv=mv):
+                self.assertEqual(_body(_result(plain, uuids=uuids), mv),
+                                 _body(_result(alike, uuids=uuids), mv))
+
+    def test_summaries_with_odd_uuids_keep_parent_and_root(self):
+        uuids = self._uuids(60)
+        resources, traits = {'VCPU': (8, 1)}, ('A',)
+        summaries = [summaries_mod.ProviderSummary(
+            n, uuids[n], None if n % 3 == 0 else uuids[n - n % 3],
+            uuids[n - n % 3] if n % 2 else uuids[(n + 1) % 60],
+            resources, traits) for n in range(60)]
+        found = _body(_result([], summaries, uuids),
+                      '1.39')['provider_summaries']
+        self.assertEqual(
+            {s.uuid: (s.parent_uuid, s.root_uuid) for s in summaries},
+            {uuid: (value['parent_provider_uuid'],
+                    value['root_provider_uuid'])
+             for uuid, value in found.items()})

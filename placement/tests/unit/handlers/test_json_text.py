@@ -11,27 +11,55 @@ class TextTest(unittest.TestCase):
     def _value(self, text, values):
         return orjson.loads(orjson.dumps([text.fill(values)]))[0]
 
-    def test_slots_filled_in_their_text_order(self):
+    def test_slots_filled_by_number_not_text_order(self):
         text = json_text.Text({'b': [json_text.slot(1)],
                                'a': {json_text.slot(0): 1}})
         self.assertEqual((1, 0), text.order)
         self.assertEqual({'b': ['x'], 'a': {'y': 1}},
-                         self._value(text, ['x', 'y']))
+                         self._value(text, ['y', 'x']))
+
+    def test_reordered_keys_cannot_swap_values(self):
+        # The candidates' summary: parent in slot 0, root in slot 1,
+        # whichever key the body writes first.
+        slots = {'parent': json_text.slot(0), 'root': json_text.slot(1)}
+        forward = json_text.Text(slots)
+        backward = json_text.Text(dict(reversed(list(slots.items()))))
+        self.assertNotEqual(forward.order, backward.order)
+        for text in (forward, backward):
+            self.assertEqual({'parent': 'p', 'root': 'r'},
+                             self._value(text, ('p', 'r')))
 
     def test_a_percent_sign_in_the_value_stays(self):
         text = json_text.Text({'100%s': json_text.slot(0), 'n': '%d'})
         self.assertEqual({'100%s': 'u', 'n': '%d'}, self._value(text, ['u']))
 
-    def test_value_slots_take_json_text(self):
+    def test_a_plain_slot_text_goes_in_as_it_is(self):
+        text = json_text.Text(['/r/' + json_text.slot(0) + '/x'])
+        uuid = '7b1a3a3e-0000-4000-8000-00000000000a'
+        self.assertEqual('["/r/%s/x"]' % uuid,
+                         orjson.dumps([text.fill([uuid])]).decode()[1:-1])
+
+    def test_a_slot_text_that_needs_escaping_is_escaped(self):
+        # Checked where it is filled: never JSON text made by hand.
+        text = json_text.Text({'u': json_text.slot(0),
+                               'w': 'x' + json_text.slot(1)})
+        for odd in ('a",["', 'b\\', 'c\x01\n', '%s %%', '"],7,8,9],["f'):
+            self.assertEqual({'u': odd, 'w': 'x' + odd},
+                             self._value(text, [odd, odd]), repr(odd))
+        self.assertEqual({'u': 'plain', 'w': 'x"'},
+                         self._value(text, ['plain', '"']))
+
+    def test_value_slots_take_values_that_orjson_encodes(self):
         text = json_text.Text({'u': json_text.slot(0),
                                'v': [json_text.value_slot(1),
-                                     json_text.value_slot(2)],
+                                     json_text.value_slot(2),
+                                     json_text.value_slot(3)],
                                'w': 'x' + json_text.slot(0) + '/y'})
-        self.assertEqual((0, 1, 2, 0), text.order)
-        self.assertEqual(
-            {'u': 'id', 'v': ['q"\\', None], 'w': 'xid/y'},
-            self._value(text, ['id', orjson.dumps('q"\\').decode(),
-                               'null', 'id']))
+        self.assertEqual((0, 1, 2, 3, 0), text.order)
+        for name in ('q"\\', 'a",["', '%s', 'null', '\x01'):
+            self.assertEqual(
+                {'u': 'id', 'v': [name, None, [7, 'a"']], 'w': 'xid/y'},
+                self._value(text, ['id', name, None, [7, 'a"']]))
 
     def test_plain_and_markers(self):
         self.assertTrue(json_text.plain('aaaa-00 \u00e9'))
@@ -45,6 +73,7 @@ class TextTest(unittest.TestCase):
         text = json_text.Text({'a': [1, None]})
         self.assertEqual((), text.order)
         self.assertEqual({'a': [1, None]}, self._value(text, ()))
+        self.assertEqual({'a': [1, None]}, self._value(text, ('unread',)))
 
 
 class FormsTest(unittest.TestCase):
