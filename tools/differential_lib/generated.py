@@ -9,8 +9,10 @@ database of the chosen server and get the same seed world
 (placement/testing/seed_data). Then the requests the
 generated-request tests send (the OpenAPI document's positive and
 negative cases from ``document_requests``, query strings with a
-parameter repeated from ``query_requests``, and the hostile requests of
-``hostile``, drawn by hypothesis from ``--seed``) go to both. Each pair
+parameter repeated from ``query_requests``, the hostile requests of
+``hostile``, and its well-formed requests that write and read back
+hostile but valid names, ids and consumer types (``valid_requests``),
+drawn by hypothesis from ``--seed``) go to both. Each pair
 of answers goes through the differential's comparison (``compare``, with
 the seed rule of ``candidates`` for candidate and aggregate lists), and
 after each request that may write, both databases' rows are compared
@@ -354,7 +356,8 @@ def requests(known):
     """The generated-request tests' generators, one request at a time."""
     return st.one_of(document_requests.requests(known),
                      query_requests.requests(known),
-                     hostile.requests(known))
+                     hostile.requests(known),
+                     hostile.valid_requests(known))
 
 
 def run(session, count):
