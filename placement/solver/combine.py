@@ -146,10 +146,11 @@ class Memo:
     their slots offer the same choices at the same places once each
     provider is replaced by its rank among the anchor's choices, and the
     providers of equal rank look the same to every rule of the walk: the
-    same inventories (the same objects), the same ancestors among the
-    choices (same_subtree), the same tree (one per tree), the same traits
-    (the unsuffixed group's). Ranks keep the id order, so the sorted
-    allocations and mappings of a replayed candidate come out sorted.
+    same inventories (the same key in Snapshot.inventory_keys), the same
+    ancestors among the choices (same_subtree), the same tree (one per
+    tree), the same traits (the unsuffixed group's). Ranks keep the id
+    order, so the sorted allocations and mappings of a replayed
+    candidate come out sorted.
 
     A walk is recorded the second time its key comes up (trees that are
     all different then cost no recording), and kept only once it ran to
@@ -190,13 +191,14 @@ class Memo:
 
     def signature(self, slots):
         """(the anchor's choices in id order, the key of its walk)."""
-        ids = sorted({rp_id for slot in slots for rp_id in slot.choices})
+        ids = tuple(sorted({rp_id for slot in slots
+                            for rp_id in slot.choices}))
         rank = {rp_id: n for n, rp_id in enumerate(ids)}
         plan, index = self.plan, self.plan.index
-        inventories = plan.inventories
+        inventory_keys = index.snapshot.inventory_keys
         key = [tuple([tuple([rank[rp_id] for rp_id in slot.choices])
                       for slot in slots]),
-               tuple([id(inventories.get(rp_id)) for rp_id in ids])]
+               tuple([inventory_keys.get(rp_id) for rp_id in ids])]
         if self.with_ancestors:
             providers = index.snapshot.providers
             nearest = []

@@ -172,7 +172,7 @@ class _Checker:
                 other = self._other_fail(rp_id)
                 if other != PASSED:
                     found[rp_id] = known.setdefault(
-                        (id(fails), other),
+                        (fails, other),
                         tuple(min(f, other) for f in fails))
         return found
 
@@ -253,16 +253,16 @@ def trait_ok(step, traits):
 
 def alike_providers(snapshot):
     """{key: ((inventory, traits), [provider ids])}: the providers that
-    share one inventory dict and one trait set (alike ones do), which
+    share one inventory key and one trait set (alike ones do), which
     every provider check of a group reads, grouped once for all groups.
     """
     inventories, all_traits = snapshot.inventories, snapshot.traits
+    inventory_keys = snapshot.inventory_keys
     alike = {}
     for rp_id in snapshot.providers:
         inventory = inventories.get(rp_id, _NO_INVENTORY)
         traits = all_traits.get(rp_id, _EMPTY)
-        # Snapshot objects only (alive all along): their ids are keys.
-        key = (id(inventory), id(traits))
+        key = (inventory_keys.get(rp_id), traits)
         found = alike.get(key)
         if found is None:
             alike[key] = ((inventory, traits), [rp_id])
@@ -339,12 +339,10 @@ def _results(steps, tracks, fails, removed, most_free):
     unsuffixed group are those that can still give that class; of the
     group's other steps, those that can still give one of its classes.
     """
-    distinct = collections.Counter(map(id, fails.values()))
-    by_id = {id(f): f for f in fails.values()}
+    distinct = collections.Counter(fails.values())
     left_at = collections.Counter()
     track_at = [collections.Counter() for _ in tracks]
-    for key, count in distinct.items():
-        found = by_id[key]
+    for found, count in distinct.items():
         left_at[max(found)] += count
         for t, at in enumerate(found):
             track_at[t][at] += count

@@ -79,8 +79,9 @@ def granular_matches(index, group):
     traits = group.traits if group.traits else None
     aggregates = group.aggregates if group.aggregates else None
     sharing = snapshot.sharing
-    # Alike providers share their inventory dict and trait set (see the
+    # Alike providers share their inventory key and trait set (see the
     # objects layer), so each verdict is reached once per distinct pair.
+    inventory_keys = snapshot.inventory_keys
     verdicts = {}
     found = collections.defaultdict(list)
     for rp_id in pool:
@@ -89,7 +90,7 @@ def granular_matches(index, group):
             continue
         inventory = inventories.get(rp_id, _NO_INVENTORY)
         rp_traits = index.traits_of(rp_id)
-        key = (id(inventory), id(rp_traits))
+        key = (inventory_keys.get(rp_id), rp_traits)
         ok = verdicts.get(key)
         if ok is None:
             ok = verdicts[key] = (
@@ -166,18 +167,18 @@ def unsuffixed_slots(index, group):
                    and not group.aggregates)
     snapshot = index.snapshot
     providers, sharing = snapshot.providers, snapshot.sharing
-    inventories = snapshot.inventories
+    inventories, inventory_keys = snapshot.inventories, snapshot.inventory_keys
     per_class = []
     for rc, amount in group.resources:
         options = collections.defaultdict(list)
-        # Alike providers share their Inventory objects (see the
-        # objects layer): each verdict is reached once per object.
+        # Alike providers share their inventory key (see the objects
+        # layer): each verdict is reached once per key.
         fits = {}
         for rp_id in index.by_class.get(rc, ()):
-            inv = inventories[rp_id][rc]
-            ok = fits.get(id(inv))
+            key = inventory_keys[rp_id]
+            ok = fits.get(key)
             if ok is None:
-                ok = fits[id(inv)] = inv.fits(amount)
+                ok = fits[key] = inventories[rp_id][rc].fits(amount)
             if not ok or not (open_to_all or _may_contribute(
                     index, group, rp_id, tree_root)):
                 continue

@@ -4,6 +4,7 @@ Frozen dataclasses and named tuples only; no behaviour beyond small pure
 helpers.
 """
 import dataclasses
+import itertools
 import typing
 
 
@@ -206,7 +207,11 @@ class Snapshot:
     mentions suffice); sharing: ids of sharing providers;
     sharing_anchors: {sharing provider id: frozenset of root ids};
     anchors: the root ids to solve for, in order; has_nested: whether the
-    deployment has any provider with a parent.
+    deployment has any provider with a parent; inventory_keys: {provider
+    id: key}, equal keys for equal inventory mappings (how the solver
+    knows alike providers: the objects layer gives one key per distinct
+    mapping it builds; when not given, keys are made here by value: a
+    copy with other inventories passes inventory_keys=None).
     """
 
     providers: typing.Mapping[int, Provider]
@@ -220,6 +225,21 @@ class Snapshot:
         default_factory=dict)
     anchors: typing.Tuple[int, ...] = ()
     has_nested: bool = False
+    inventory_keys: typing.Optional[typing.Mapping[int, int]] = None
+
+    def __post_init__(self):
+        if self.inventory_keys is None:
+            object.__setattr__(self, 'inventory_keys',
+                               inventory_keys_by_value(self.inventories))
+
+
+def inventory_keys_by_value(inventories):
+    """{provider id: key} of ``inventories`` ({id: {class: Inventory}}),
+    equal keys exactly for equal mappings."""
+    keys = {}
+    return {rp_id: keys.setdefault(tuple(sorted(inventory.items())),
+                                   len(keys) + 1)
+            for rp_id, inventory in inventories.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -266,17 +286,24 @@ class Candidate(typing.NamedTuple):
         return found
 
 
+# Keys of shapes: unique in the process.
+_SHAPE_KEYS = itertools.count(1)
+
+
 class Shape(typing.NamedTuple):
     """A Candidate with each provider replaced by a rank (see Alike).
 
     alloc_ranks: the ranks in allocations; ranks: those and the ranks in
-    mappings (each once).
+    mappings (each once); key: this shape's own, unique in the process
+    (a renderer keeps what it made of a shape by it; comparing the
+    shapes themselves would hash their nested tuples).
     """
 
     allocations: typing.Tuple[typing.Tuple[int, str, int], ...]
     mappings: typing.Tuple[typing.Tuple[str, typing.Tuple[int, ...]], ...]
     alloc_ranks: typing.Tuple[int, ...]
     ranks: typing.Tuple[int, ...]
+    key: int = 0
 
     @classmethod
     def of(cls, allocations, mappings):
@@ -284,7 +311,8 @@ class Shape(typing.NamedTuple):
         ranks = set(alloc_ranks)
         for _, mapped in mappings:
             ranks.update(mapped)
-        return cls(allocations, mappings, alloc_ranks, tuple(sorted(ranks)))
+        return cls(allocations, mappings, alloc_ranks, tuple(sorted(ranks)),
+                   next(_SHAPE_KEYS))
 
 
 class Alike:

@@ -22,7 +22,7 @@ def stream(snapshot, query, anchors):
     """The candidates of ``anchors``, in their order, lazily.
 
     What the group asks of a provider is decided once per distinct
-    inventory dict and trait set (alike providers share them).
+    inventory key and trait set (alike providers share them).
     """
     group = query.groups[0]
     resources = tuple(sorted(group.resources))
@@ -31,6 +31,7 @@ def stream(snapshot, query, anchors):
     aggregates = group.aggregates if group.aggregates else None
     inventories, providers = snapshot.inventories, snapshot.providers
     traits_of, aggregates_of = snapshot.traits, snapshot.aggregates
+    inventory_keys = snapshot.inventory_keys
     verdicts = {}
     shape = model.Shape.of(
         tuple([(0, rc, amount) for rc, amount in resources]),
@@ -40,7 +41,7 @@ def stream(snapshot, query, anchors):
         if not inventory:
             continue
         traits = traits_of.get(anchor, _EMPTY)
-        key = (id(inventory), id(traits))
+        key = (inventory_keys[anchor], traits)
         ok = verdicts.get(key)
         if ok is None:
             ok = verdicts[key] = _serves(inventory, traits, group.resources,

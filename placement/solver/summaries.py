@@ -15,8 +15,10 @@ class ProviderSummary(typing.NamedTuple):
     large answer makes one per provider, and a frozen dataclass costs
     several times more to build).
 
-    resources: {class name: (capacity, used)} of every class it has;
-    traits: its trait names, in the order they are listed.
+    resources: {class name: (capacity, used)} of every class it has (a
+    Resources: alike providers share one, and its key); traits: its
+    trait names, in the order they are listed (alike providers share
+    an equal tuple).
     """
 
     id: int
@@ -25,6 +27,17 @@ class ProviderSummary(typing.NamedTuple):
     root_uuid: str
     resources: typing.Mapping[str, typing.Tuple[int, int]]
     traits: typing.Tuple[str, ...]
+
+
+class Resources(dict):
+    """A summary's {class name: (capacity, used)}, with ``key``: equal
+    keys for equal mappings (a renderer encodes each key once)."""
+
+    __slots__ = ('key',)
+
+    def __init__(self, mapping, key):
+        super().__init__(mapping)
+        self.key = key
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,9 +67,9 @@ def scope(candidates, root_of, nested_aware):
                 continue
             if candidate.ids is not last_ids:
                 last_ids = candidate.ids
-                shapes = by_ids.get(id(last_ids))
+                shapes = by_ids.get(last_ids)
                 if shapes is None:
-                    shapes = by_ids[id(last_ids)] = [last_ids]
+                    shapes = by_ids[last_ids] = [last_ids]
             shapes.append(candidate.shape)
         else:
             used.update(candidate.used_ids(nested_aware))
@@ -72,9 +85,9 @@ def _ranks(ranks_of, shapes, nested_aware):
     """The ranks the ``shapes`` (model.Shape) use between them, found
     once per set of shapes in ``ranks_of``."""
     if len(shapes) == 1:
-        key = id(shapes[0])
+        key = shapes[0].key
     else:
-        key = frozenset(map(id, shapes))
+        key = frozenset([shape.key for shape in shapes])
     ranks = ranks_of.get(key)
     if ranks is None:
         ranks = ranks_of[key] = set().union(*[
@@ -84,7 +97,9 @@ def _ranks(ranks_of, shapes, nested_aware):
 
 
 def restrict_classes(summary, classes):
-    """A copy listing only ``classes`` (versions before 1.27)."""
-    return summary._replace(resources={
-        rc: value for rc, value in summary.resources.items()
-        if rc in classes})
+    """A copy listing only ``classes`` (versions before 1.27); the same
+    key (every summary is restricted to the same classes)."""
+    resources = summary.resources
+    return summary._replace(resources=Resources({
+        rc: value for rc, value in resources.items()
+        if rc in classes}, resources.key))

@@ -5,6 +5,7 @@ transaction and return plain data; they never begin or commit.
 ``fetch_snapshot`` reads one chunk of roots into a ``solver.model
 .Snapshot``; the others look up ids and choose roots (chunks.py).
 """
+import itertools
 import typing
 
 from placement.db import packed
@@ -24,6 +25,10 @@ class Read(typing.NamedTuple):
     snapshot: model.Snapshot
     entries: typing.Mapping[int, memory.Entry]
 
+
+# Keys of the inventory mappings a read builds: unique in the process,
+# so that the chunks of one answer never share one by chance.
+_MAPPING_KEYS = itertools.count(1)
 
 # The first column of state_stmt's rows (lookups_stmt's are other letters).
 _STATE_KINDS = (statements.PROVIDER, statements.USAGE)
@@ -112,12 +117,13 @@ def fetch_snapshot(conn, plan, chunk, lookups, store,
             usage[(row[1], row[-2])] = row[-1]
     providers = _providers(rows, plan.flat)
     entries = memory.entries(conn, store, rows)
-    inventories = _inventories(entries, usage, lookups.class_names)
+    inventories, keys = _inventories(entries, usage, lookups.class_names)
     anchors = _anchors(chunk, providers)
     if plan.flat:
         return Read(model.Snapshot(providers=providers,
                                    inventories=inventories,
-                                   anchors=anchors), entries)
+                                   anchors=anchors, inventory_keys=keys),
+                    entries)
     traits = {rp_id: entry.traits for rp_id, entry in entries.items()
               if entry.traits}
     aggregates = _links(conn, plan, chunk, params)
@@ -126,7 +132,8 @@ def fetch_snapshot(conn, plan, chunk, lookups, store,
         aggregates=aggregates, sharing=lookups.sharing_ids & set(providers),
         sharing_anchors=_sharing_anchors(providers, aggregates, lookups,
                                          plan),
-        anchors=anchors, has_nested=plan.has_nested), entries)
+        anchors=anchors, has_nested=plan.has_nested,
+        inventory_keys=keys), entries)
 
 
 def _anchors(chunk, providers):
@@ -150,38 +157,39 @@ def _providers(rows, flat):
 
 
 def _inventories(entries, usage, class_names):
-    """{provider id: {class name: model.Inventory}} of every class (the
-    summaries need them all), with the amounts used.
+    """({provider id: {class name: model.Inventory}} of every class (the
+    summaries need them all), with the amounts used; {provider id: key
+    of its mapping}).
 
-    Providers with equal inventories and usage share one dict, and equal
-    inventories one model.Inventory: the solver's memo tells alike trees
-    apart by the dict's identity, and a thousand alike providers cost
-    one build. Unused providers are matched by their rows (one interned
-    tuple per distinct set, see memory), the others by what was built.
+    Providers with equal inventories (memory's key) and equal amounts
+    used share one mapping and its key, unique in the process
+    (_MAPPING_KEYS): the solver tells alike trees apart by the key, and
+    a thousand alike providers cost one build. Equal inventories are one
+    model.Inventory.
     """
     inventory = _inventory_maker(usage)
     in_use = {rp_id for rp_id, _ in usage}
     # A class made after the lookups were read (PostgreSQL reads each
     # statement in a snapshot of its own) was not asked for: not listed.
     known = class_names.__contains__
-    inventories, alike, unused = {}, {}, {}
+    inventories, keys, alike = {}, {}, {}
+    get_used, mapping_key = usage.get, _MAPPING_KEYS.__next__
     for rp_id, entry in entries.items():
         rows = entry.inventories
         if not rows:
             continue
-        if rp_id not in in_use:
-            found = unused.get(id(rows))
-            if found is None:
-                found = unused[id(rows)] = {
-                    class_names[row[0]]: inventory(rp_id, *row)
-                    for row in rows if known(row[0])}
+        if rp_id in in_use:
+            key = (entry.inventories_key,
+                   tuple([get_used((rp_id, row[0]), 0) for row in rows]))
         else:
-            found = {class_names[row[0]]: inventory(rp_id, *row)
-                     for row in rows if known(row[0])}
-            key = tuple([(rc, id(inv)) for rc, inv in found.items()])
-            found = alike.setdefault(key, found)
-        inventories[rp_id] = found
-    return inventories
+            key = entry.inventories_key
+        found = alike.get(key)
+        if found is None:
+            found = alike[key] = (
+                {class_names[row[0]]: inventory(rp_id, *row)
+                 for row in rows if known(row[0])}, mapping_key())
+        inventories[rp_id], keys[rp_id] = found
+    return inventories, keys
 
 
 def _inventory_maker(usage):

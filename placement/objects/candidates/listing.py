@@ -43,11 +43,13 @@ class _Seen:
 
     providers: dict = dataclasses.field(default_factory=dict)
     inventories: dict = dataclasses.field(default_factory=dict)
+    inventory_keys: dict = dataclasses.field(default_factory=dict)
     entries: dict = dataclasses.field(default_factory=dict)
 
     def add(self, part):
         self.providers.update(part.snapshot.providers)
         self.inventories.update(part.snapshot.inventories)
+        self.inventory_keys.update(part.snapshot.inventory_keys)
         self.entries.update(part.entries)
 
 
@@ -137,18 +139,20 @@ def _summaries(candidates, seen, uuids, nested_aware, with_traits):
     no_inventory, empty = {}, ()
     new, summary = tuple.__new__, summaries_mod.ProviderSummary
     uuid_of, entries = uuids.get, seen.entries
-    # Providers sharing an inventory dict share their summary's
-    # resources too (the renderer builds each once).
+    key_of = seen.inventory_keys.get
+    # Providers sharing an inventory key (fetch: unique in the process;
+    # 0 for none) share their summary's resources and its key too (the
+    # renderer builds each once).
     resources_of = {}
     found = []
     for rp_id in ids:
         rp = providers[rp_id]
-        inventory = inventories.get(rp_id, no_inventory)
-        resources = resources_of.get(id(inventory))
+        key = key_of(rp_id, 0)
+        resources = resources_of.get(key)
         if resources is None:
-            resources = resources_of[id(inventory)] = {
-                rc: (inv.capacity, inv.used)
-                for rc, inv in inventory.items()}
+            resources = resources_of[key] = summaries_mod.Resources({
+                rc: (inv.capacity, inv.used) for rc, inv in
+                inventories.get(rp_id, no_inventory).items()}, key)
         found.append(new(summary, (
             rp_id, rp.uuid, uuid_of(rp.parent_id),
             uuid_of(rp.root_id) or rp.uuid, resources,

@@ -21,9 +21,17 @@ Invariants:
   same key both load it, and either result is right. It starts over
   rather than grow past MAX_ENTRIES.
 
+- Equal inventories are one shared tuple with one key (Entry
+  .inventories_key, a small int from a process-wide count, never
+  reused): the objects layer and the solver tell alike providers by it,
+  not by object identity. Equal trait sets are one shared frozenset,
+  its own key (its hash is kept by the set, and the shared instance
+  makes the comparison an identity check).
+
 Why: a request reads, for every provider in scope, one row (id, uuid,
 generation) instead of its inventory and trait rows, three to ten more.
 """
+import itertools
 import typing
 import weakref
 
@@ -41,6 +49,9 @@ _RPT = models.resource_provider_traits
 _TRAITS = models.traits
 
 _STORES = weakref.WeakKeyDictionary()
+# Keys of distinct inventories: unique in the process, so that entries
+# loaded before a store started over never share a key with later ones.
+_KEYS = itertools.count(1)
 
 
 class Entry(typing.NamedTuple):
@@ -49,7 +60,8 @@ class Entry(typing.NamedTuple):
     inventories: ((class id, total, reserved, allocation_ratio, min_unit,
     max_unit, step_size), ...) in class id order; traits: frozenset of
     trait names; listed_traits: the same names in trait id order (as
-    provider_summaries lists them).
+    provider_summaries lists them); inventories_key: equal for equal
+    inventories (see the module's invariants), 0 for none.
     """
 
     uuid: str
@@ -57,28 +69,38 @@ class Entry(typing.NamedTuple):
     inventories: tuple
     traits: frozenset
     listed_traits: tuple = ()
+    inventories_key: int = 0
 
 
 class Store:
     """{provider id: Entry}; equal inventory rows and trait sets are one
-    shared instance (so alike providers share their values)."""
+    shared instance, and equal inventories one key (so alike providers
+    share their values and are known alike)."""
 
     def __init__(self, enabled=True):
         self.enabled = enabled
         self.entries = {}
         self.interned = {}
+        self.keys = {}
 
     def interner(self):
-        """A function of a value to the one shared instance equal to it:
-        the store's, or when disabled (a disabled store must not grow)
-        one load's own, so that alike providers still share their
-        values within a request (the solver tells alike trees apart by
-        identity: without it each SQLite candidate was solved and
-        rendered on its own; nested two FPGA groups, 3,000 candidates,
-        546 M instructions a request, 290 M shared)."""
+        """(a function of a value to the one shared instance equal to it,
+        a function of an inventories tuple to its key): the store's, or
+        when disabled (a disabled store must not grow) one load's own,
+        so that alike providers are still known alike within a request
+        (without it each SQLite candidate was solved and rendered on
+        its own; nested two FPGA groups, 3,000 candidates, 546 M
+        instructions a request, 290 M shared)."""
         interned = self.interned if self.enabled else {}
+        keys = self.keys if self.enabled else {}
         setdefault = interned.setdefault
-        return lambda value: setdefault(value, value)
+
+        def key_of(inventories):
+            found = keys.get(inventories)
+            if found is None:
+                found = keys[inventories] = next(_KEYS)
+            return found
+        return (lambda value: setdefault(value, value)), key_of
 
     def fresh(self, keys):
         """({id: Entry} of the ``keys`` ((id, uuid, generation, ...),
@@ -101,6 +123,7 @@ class Store:
         if len(self.entries) + len(loaded) > MAX_ENTRIES:
             self.entries = {}
             self.interned = {}
+            self.keys = {}
         self.entries.update(loaded)
 
 
@@ -150,7 +173,7 @@ _INVENTORIES, _TRAITS_OF = inventories_stmt(), traits_stmt()
 
 
 def _load(conn, store, keys):
-    intern = store.interner()
+    intern, key_of = store.interner()
     inventories, traits = {}, {}
     for start in range(0, len(keys), IN_BATCH):
         ids = {'ids': sorted(key[0] for key in keys[start:start + IN_BATCH])}
@@ -159,10 +182,12 @@ def _load(conn, store, keys):
                 intern(tuple(values)))
         for rp_id, name in conn.execute(_TRAITS_OF, ids):
             traits.setdefault(rp_id, []).append(name)
-    empty = ()
-    return {
-        key[0]: Entry(key[1], key[2],
-                      intern(tuple(sorted(inventories.get(key[0], ())))),
-                      intern(frozenset(traits.get(key[0], empty))),
-                      intern(tuple(traits.get(key[0], empty))))
-        for key in keys}
+    empty, loaded = (), {}
+    for key in keys:
+        rows = tuple(sorted(inventories.get(key[0], empty)))
+        loaded[key[0]] = Entry(
+            key[1], key[2], intern(rows),
+            intern(frozenset(traits.get(key[0], empty))),
+            intern(tuple(traits.get(key[0], empty))),
+            key_of(rows) if rows else 0)
+    return loaded

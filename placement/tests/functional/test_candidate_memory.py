@@ -162,7 +162,8 @@ class TestAlikeProviders(unittest.TestCase):
 
     def test_alike_providers_share_their_loaded_values(self):
         # On every backend, SQLite's disabled store included: the solver
-        # tells alike trees apart by the identity of these values.
+        # tells alike trees apart by the inventories' key and the trait
+        # set (one shared instance each).
         app_fixture.on_each_backend(self, self._check)
 
     def _check(self, placement):
@@ -182,6 +183,8 @@ class TestAlikeProviders(unittest.TestCase):
                 conn, memory.Store(enabled=False), keys).values()
         self.assertIs(one.inventories, two.inventories)
         self.assertIs(one.traits, two.traits)
+        self.assertEqual(one.inventories_key, two.inventories_key)
+        self.assertNotEqual(0, one.inventories_key)
 
 
 class TestStore(unittest.TestCase):
@@ -198,19 +201,39 @@ class TestStore(unittest.TestCase):
 
     def test_disabled_store_keeps_nothing(self):
         store = memory.Store(enabled=False)
-        store.interner()((1, 2, 0, 1.0, 1, 2, 1))
+        intern, key_of = store.interner()
+        intern((1, 2, 0, 1.0, 1, 2, 1))
+        key_of(((1, 2, 0, 1.0, 1, 2, 1),))
         store.keep({1: memory.Entry('u1', 0, (), frozenset())})
         self.assertEqual({}, store.entries)
         self.assertEqual({}, store.interned)
+        self.assertEqual({}, store.keys)
 
     def test_equal_values_are_shared_within_a_load_when_disabled(self):
         # SQLite: nothing is kept, but alike providers of one request
-        # still share their rows (the solver groups alike trees by
-        # identity).
+        # still share their rows and their inventories' key (the solver
+        # groups alike trees by it).
         for enabled in (True, False):
-            intern = memory.Store(enabled=enabled).interner()
+            intern, key_of = memory.Store(enabled=enabled).interner()
             first = intern(tuple([1, 2, 0, 1.0]))
             self.assertIs(first, intern(tuple([1, 2, 0, 1.0])))
+            rows = ((1, 2, 0, 1.0),)
+            self.assertEqual(key_of(rows), key_of(tuple(list(rows))))
+            self.assertNotEqual(key_of(rows), key_of(((1, 3, 0, 1.0),)))
+
+    def test_keys_are_never_reused_after_starting_over(self):
+        # A request may hold entries loaded before the store started
+        # over beside entries loaded after: their keys must differ.
+        store = memory.Store()
+        original = memory.MAX_ENTRIES
+        self.addCleanup(setattr, memory, 'MAX_ENTRIES', original)
+        memory.MAX_ENTRIES = 1
+        _, key_of = store.interner()
+        before = key_of(((1, 2, 0, 1.0),))
+        store.keep({1: memory.Entry('u', 0, (), frozenset())})
+        store.keep({2: memory.Entry('u', 0, (), frozenset())})
+        _, key_of = store.interner()
+        self.assertNotEqual(before, key_of(((1, 5, 0, 1.0),)))
 
     def test_full_store_starts_over(self):
         store = memory.Store()

@@ -376,8 +376,10 @@ class _Edit:
             anchors[s] = frozenset(
                 self.providers[p].root_id for p in self.providers
                 if self.aggregates.get(p, frozenset()) & mine)
+        # inventory_keys=None: keys made anew, by value, for the edited
+        # inventories (the base's would call changed providers alike).
         return dataclasses.replace(
-            self.base, inventories=self.inventories,
+            self.base, inventories=self.inventories, inventory_keys=None,
             traits={k: frozenset(v) for k, v in self.traits.items()},
             aggregates={k: frozenset(v) for k, v in self.aggregates.items()},
             sharing_anchors=anchors)
