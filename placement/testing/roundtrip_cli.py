@@ -72,8 +72,15 @@ class Cli:
         got = (document['query'], document['candidates'],
                [report['uuid'] for report in document.get(
                    'provider_reports', ())])
-        return [] if got == want else ['explain: got %r, wrote %r' % (
+        problems = [] if got == want else ['explain: got %r, wrote %r' % (
             got, want)]
+        subjects = _leaves([step.get('subject') for group in document[
+            'groups'] for step in group['steps']])
+        missing = {batch.resource_class, batch.trait, *aggregates} - subjects
+        if missing:
+            problems.append('explain: the steps name %r, not %r' % (
+                sorted(subjects), sorted(missing)))
+        return problems
 
     def audit(self):
         """Problems of audit's JSON findings about emptied consumers."""
@@ -117,3 +124,14 @@ def json_document(out):
         return json.JSONDecoder().raw_decode(text)[0]
     except ValueError:
         return None
+
+
+def _leaves(value):
+    """The strings anywhere in ``value`` (lists, dicts, strings)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return set().union(*map(_leaves, value)) if value else set()
+    return set()
