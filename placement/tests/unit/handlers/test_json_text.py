@@ -61,6 +61,24 @@ class TextTest(unittest.TestCase):
                 {'u': 'id', 'v': [name, None, [7, 'a"']], 'w': 'xid/y'},
                 self._value(text, ['id', name, None, [7, 'a"']]))
 
+    def test_an_int_slot_takes_an_int_by_percent_d(self):
+        text = json_text.Text({'g': json_text.int_slot(0),
+                               'u': json_text.slot(1)})
+        self.assertEqual({'g': -12, 'u': 'x'}, self._value(text, [-12, 'x']))
+        self.assertEqual({'g': 0, 'u': 'a"'}, self._value(text, [0, 'a"']))
+        # Its text is a number's or nothing: never text to escape.
+        for odd in ('1, "x": 2', None, [1]):
+            with self.assertRaises(TypeError, msg=repr(odd)):
+                text.fill([odd, 'x'])
+
+    def test_plain_is_what_orjson_writes_unchanged(self):
+        for text in ('', 'aaaa-00', 'caf\u00e9 \u2603 \u65e5', '%s %%',
+                     '\u2028', "it's [1, {2}]", '/a/b'):
+            self.assertTrue(json_text.plain(text), repr(text))
+        for text in ('"', '\\', 'a\x00', '\x1f', '\n', 'caf\u00e9"',
+                     '\u00e9\\'):
+            self.assertFalse(json_text.plain(text), repr(text))
+
     def test_plain_and_markers(self):
         self.assertTrue(json_text.plain('aaaa-00 \u00e9'))
         for odd in ('"', '\\', '\x00', '\x1f', '\n'):
@@ -68,6 +86,7 @@ class TextTest(unittest.TestCase):
         self.assertFalse(json_text.has_markers('/placement'))
         self.assertTrue(json_text.has_markers('/p\x01'))
         self.assertTrue(json_text.has_markers('/p\x02'))
+        self.assertTrue(json_text.has_markers('/p\x03'))
 
     def test_no_slot(self):
         text = json_text.Text({'a': [1, None]})
