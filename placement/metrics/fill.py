@@ -6,10 +6,12 @@ The five families the existing Grafana dashboards read:
   more of the shape fit in the whole fleet, claim after claim;
 - ``openstack_free_capacity_hypervisor_by_flavor{hypervisor,
   flavor_name, az_aggregate, project_aggregate}``: the same per tree
-  (every root provider, 0 where none fits), ``hypervisor`` the root's
-  name; both aggregate labels carry the uuids of the aggregates the
-  root is in, sorted and comma-separated ('' where none): placement
-  cannot tell an availability zone's aggregate from a project's;
+  where at least one fits (as os-capacity lists only the hosts among
+  the candidates: 10 shapes over 28,000 trees would be 280,000
+  series), ``hypervisor`` the root's name; both aggregate labels carry
+  the uuids of the aggregates the root is in, sorted and
+  comma-separated ('' where none): placement cannot tell an
+  availability zone's aggregate from a project's;
 - ``openstack_project_usage{placement_resource, project_id,
   project_name}``: what each project's consumers hold, by class
   (``project_name`` is '': placement has no Keystone to ask);
@@ -67,14 +69,13 @@ def _shape_lines(fleet):
         flavor = _label(shape.name)
         totals.append('%s{flavor_name="%s"} %d\n'
                       % (BY_FLAVOR, flavor, shape.total))
-        trees = shape.trees
-        for root_id, (name, aggregates) in root_labels.items():
-            tree = trees.get(root_id)
+        for root_id, tree in sorted(shape.trees.items()):
+            name, aggregates = root_labels.get(root_id, ('', ''))
             per_tree.append(
                 '%s{hypervisor="%s",flavor_name="%s",az_aggregate="%s",'
                 'project_aggregate="%s"} %d\n' % (
                     BY_HYPERVISOR, name, flavor, aggregates, aggregates,
-                    0 if tree is None else tree.count))
+                    tree.count))
     return totals + per_tree
 
 

@@ -16,7 +16,8 @@ def _fleet():
     roots = {1: fill.Root('u1', 'cn "1"\\x', (AGG1, AGG2)),
              2: fill.Root('u2', 'cn2')}
     shapes = (
-        fill.ShapeFill('m1.large', {1: solver_fill.TreeFill(3, 'VCPU')}),
+        fill.ShapeFill('m1.large', {1: solver_fill.TreeFill(3, 'VCPU'),
+                                    2: solver_fill.TreeFill(1, 'VCPU')}),
         fill.ShapeFill('bad', {}, LookupError('No such trait(s): X.')),
     )
     return fill.Fleet(roots, shapes, trees=((1, 'VCPU', 16, 4),),
@@ -36,14 +37,14 @@ class RenderTest(unittest.TestCase):
         cn1 = 'cn "1"\\x'
         self.assertEqual({
             ('openstack_free_capacity_by_flavor_total',
-             (('flavor_name', 'm1.large'),)): 3.0,
+             (('flavor_name', 'm1.large'),)): 4.0,
+            ('openstack_free_capacity_hypervisor_by_flavor', (
+                ('az_aggregate', ''), ('flavor_name', 'm1.large'),
+                ('hypervisor', 'cn2'), ('project_aggregate', ''))): 1.0,
             ('openstack_free_capacity_hypervisor_by_flavor', (
                 ('az_aggregate', AGG1 + ',' + AGG2),
                 ('flavor_name', 'm1.large'), ('hypervisor', cn1),
                 ('project_aggregate', AGG1 + ',' + AGG2))): 3.0,
-            ('openstack_free_capacity_hypervisor_by_flavor', (
-                ('az_aggregate', ''), ('flavor_name', 'm1.large'),
-                ('hypervisor', 'cn2'), ('project_aggregate', ''))): 0.0,
             ('openstack_project_usage', (
                 ('placement_resource', 'VCPU'), ('project_id', 'p1'),
                 ('project_name', ''))): 4.0,
