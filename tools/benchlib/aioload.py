@@ -37,10 +37,21 @@ class Pool:
         """(status, body bytes) of one request."""
         conn = await self.free.get()
         try:
+            reused = conn is not None
             if conn is None:
                 conn = await asyncio.open_connection(self.host, self.port)
-            status, data, keep = await _exchange(conn, method, path, body,
-                                                 version, self.host)
+            try:
+                status, data, keep = await _exchange(
+                    conn, method, path, body, version, self.host)
+            except asyncio.IncompleteReadError as exc:
+                if not reused or exc.partial:
+                    raise
+                # The server closed the idle kept-alive connection before
+                # reading this request: send it again on a new one.
+                conn[1].close()
+                conn = await asyncio.open_connection(self.host, self.port)
+                status, data, keep = await _exchange(
+                    conn, method, path, body, version, self.host)
             if not keep:
                 conn[1].close()
                 conn = None
