@@ -9,9 +9,12 @@ by stage. No WebOb here; SQL only in statements.py and memory.py.
   traits, by generation.
 - fetch.py: the reads (``conn`` first): lookups, roots, and one chunk's
   snapshot.
-- chunks.py: which roots to read, chunk by chunk (limit, randomness).
-- gather.py: ``gather()``, the one way listing and explain read.
-- listing.py: ``list_candidates``, the operation of the API.
+- chunks.py: which roots to read, chunk by chunk (limit, randomness):
+  ``next_chunk`` of a Cursor, a frozen value.
+- gather.py: ``start`` (lookups and plan) and ``read`` (one chunk), the
+  one way listing and explain read.
+- listing.py: ``list_candidates``, the operation of the API; its loop
+  asks for each chunk given the candidates found so far.
 - explain.py: ``explain`` (placement-manage) and ``why_empty`` (the
   reasons of an empty answer).
 

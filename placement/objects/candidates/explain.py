@@ -1,6 +1,6 @@
 """Why a candidates query gives the answer it gives, over the stored data.
 
-Both operations gather (gather.py) one snapshot of *every* provider,
+Both operations read (gather.py) one snapshot of *every* provider,
 with no filter pushed into SQL, in one read transaction; the pure
 ``solver.explain`` then applies every check itself, counting what each
 removes. ``explain`` serves ``placement-manage allocation_candidates
@@ -13,6 +13,7 @@ import typing
 
 from placement.db import api as db_api
 from placement.objects.candidates import gather as gather_mod
+from placement.objects.candidates import plan as plan_mod
 from placement.objects import gc_pause
 from placement.solver import explain as explain_mod
 from placement.solver import model
@@ -52,8 +53,8 @@ def _gather_everything(ctx, query, options):
     # would have matched.
     query = dataclasses.replace(query, name_checks=())
     with db_api.reader(ctx) as conn:
-        (part,) = gather_mod.gather(conn, query, options, filtered=False)
-    return part
+        reading = gather_mod.start(conn, query, options, filtered=False)
+        return gather_mod.read(conn, reading, plan_mod.EVERY_ROOT)
 
 
 def _explained(ctx, query, options, solved=None):

@@ -1,9 +1,10 @@
-"""gather(): what a candidates query can use, read chunk by chunk.
+"""What a candidates query can use, read chunk by chunk.
 
 The one way the listing, explain and the reasons of an empty answer
-read the database: look up the ids the query names (one statement),
-plan (plan.py), then read each chunk of roots (chunks.py) into a
-snapshot (fetch.py), in the caller's read (a transaction or not).
+read the database, in the caller's read (a transaction or not):
+``start`` looks up the ids the query names (one statement) and plans
+(plan.py); then the caller's loop asks chunks.next_chunk for each chunk
+of roots in turn and ``read`` reads it into a snapshot (fetch.py).
 
 ``last_plans``: per reader engine, the last Plan of each filtered query
 whose first chunk is every root, a memo of plan_for's last answer. A
@@ -36,16 +37,27 @@ class Gathered(typing.NamedTuple):
     class_names: typing.Mapping[int, str]
 
 
-def gather(conn, query: model.CandidateQuery, options: model.SolverOptions,
-           found: typing.Sequence = (), filtered: bool = True
-           ) -> typing.Iterator[Gathered]:
-    """Yield the Gathered chunks of ``query``, each read only when asked
-    for: stop iterating once enough candidates are found.
+class Reading(typing.NamedTuple):
+    """What ``start`` found, for ``read`` and chunks.start: the query's
+    lookups (plan.Lookups) and Plan, the query the solver gets, the
+    providers' memory (memory.Store), and the state rows of every root
+    under ``plan`` when they came with the lookups (else None)."""
 
-    ``found``: the caller's list of candidates so far (its length sizes
-    random draws). ``filtered=False`` (explain): one chunk of every
-    provider, no filter pushed into SQL, traits and the named
-    aggregates read, so that the caller can apply every check itself.
+    lookups: plan_mod.Lookups
+    plan: plan_mod.Plan
+    solver_query: model.CandidateQuery
+    store: memory.Store
+    every_root_rows: typing.Optional[list]
+
+
+def start(conn, query: model.CandidateQuery, options: model.SolverOptions,
+          filtered: bool = True) -> Reading:
+    """The Reading of ``query``: its lookups and plan.
+
+    ``filtered=False`` (explain): the plan reads every provider in one
+    chunk (plan.EVERY_ROOT), no filter pushed into SQL, traits and the
+    named aggregates read, so that the caller can apply every check
+    itself.
 
     Raises ResourceClassNotFound / TraitNotFound for unknown names.
     """
@@ -63,21 +75,37 @@ def gather(conn, query: model.CandidateQuery, options: model.SolverOptions,
         if len(memo) >= LAST_PLANS:
             memo.clear()
         memo[query] = plan
-    store = memory.store_for(conn.engine)
-    solver_query = plan_mod.solver_query(query, plan)
-    if filtered:
-        chunks = chunks_mod.chunks(conn, query, options, plan, lookups,
-                                   found)
-    else:
-        chunks = [plan_mod.EVERY_ROOT]
-    for chunk in chunks:
-        if plan != guess or chunk != plan_mod.EVERY_ROOT:
-            state_rows = None
-        read = fetch.fetch_snapshot(conn, plan, chunk, lookups, store,
-                                    state_rows)
-        state_rows = None
-        yield Gathered(read.snapshot, read.entries, solver_query,
-                       lookups.class_names)
+    return Reading(lookups, plan, plan_mod.solver_query(query, plan),
+                   memory.store_for(conn.engine),
+                   state_rows if plan == guess else None)
+
+
+def read(conn, reading: Reading, chunk: plan_mod.Chunk) -> Gathered:
+    """The Gathered of one chunk of ``reading``'s roots."""
+    rows = (reading.every_root_rows if chunk == plan_mod.EVERY_ROOT
+            else None)
+    found = fetch.fetch_snapshot(conn, reading.plan, chunk, reading.lookups,
+                                 reading.store, rows)
+    return Gathered(found.snapshot, found.entries, reading.solver_query,
+                    reading.lookups.class_names)
+
+
+def gather(conn, query: model.CandidateQuery,
+           options: model.SolverOptions) -> typing.List[Gathered]:
+    """Every chunk of ``query``, read (for a caller that needs them all,
+    as the fill of free capacity: with no cap, one chunk).
+
+    Raises as ``start``.
+    """
+    reading = start(conn, query, options)
+    cursor = chunks_mod.start(conn, query, options, reading.plan,
+                              reading.lookups)
+    parts = []
+    while True:
+        chunk, cursor = chunks_mod.next_chunk(conn, reading.plan, cursor, 0)
+        if chunk is None:
+            return parts
+        parts.append(read(conn, reading, chunk))
 
 
 # Plans remembered per engine (last_plans); cleared when full.

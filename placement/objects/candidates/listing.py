@@ -1,15 +1,16 @@
 """GET /allocation_candidates as an operation: gather, solve, summarise.
 
-One read: gather() reads chunk after chunk of roots, and
-the solver runs over each until the cap (limit, max_allocation_
-candidates) is reached. The summaries come from the same reads, in
-provider id order.
+One read: one loop (_search) asks chunks.next_chunk for chunk after
+chunk of roots, reads each (gather.read), and runs the solver over it
+until the cap (limit, max_allocation_candidates) is reached. The
+summaries come from the same reads, in provider id order.
 """
 import dataclasses
 import typing
 
 from placement.db import api as db_api
 from placement import exception
+from placement.objects.candidates import chunks as chunks_mod
 from placement.objects.candidates import gather as gather_mod
 from placement.objects.candidates import plan as plan_mod
 from placement import solver
@@ -93,17 +94,24 @@ def list_candidates(ctx, query: model.CandidateQuery,
 
 def _search(conn, query, options, seen) -> list:
     """The candidates of ``query`` up to its cap (limit,
-    max_allocation_candidates), solved chunk by chunk as gather reads
-    them; what each chunk read is added to ``seen``."""
+    max_allocation_candidates): the one loop of a request's reads. Each
+    chunk of roots is chosen (chunks.next_chunk) given the candidates
+    found so far, read (gather.read), solved, and added to ``seen``."""
     cap = order.cap(query.limit, options.max_candidates)
+    reading = gather_mod.start(conn, query, options)
+    cursor = chunks_mod.start(conn, query, options, reading.plan,
+                              reading.lookups)
     found, dedup = [], set()
-    for part in gather_mod.gather(conn, query, options, found):
+    while cap is None or len(found) < cap:
+        chunk, cursor = chunks_mod.next_chunk(conn, reading.plan, cursor,
+                                              len(found))
+        if chunk is None:
+            break
+        part = gather_mod.read(conn, reading, chunk)
         count = None if cap is None else cap - len(found)
         found += solver.solve(part.snapshot, part.solver_query, options,
                               dedup, count)
         seen.add(part)
-        if cap is not None and len(found) >= cap:
-            break
     return found
 
 

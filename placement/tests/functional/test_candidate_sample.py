@@ -2,7 +2,7 @@
 
 With randomize_allocation_candidates, a limited answer is drawn without
 reading every viable root (ids are drawn at random from the id range, see
-candidates.chunks.random_chunks). These tests make many requests with
+candidates.chunks, its random draws). These tests make many requests with
 a seeded generator, on every backend, and check what the documentation
 promises of "a random sampling of the full result set": every viable root
 turns up, none that is not viable ever does, and no root turns up far
@@ -99,7 +99,7 @@ class TestRandomSample(unittest.TestCase):
     def _sample(self, placement, query, seed, requests=REQUESTS):
         """{root uuid: times it anchored a candidate} over ``requests``
         limited requests, and the number of requests that read every
-        remaining viable root (the fallback, chunks.shuffled_rest: the
+        remaining viable root (the fallback, chunks, its REST cursor: the
         one statement ordered by provider id without a LIMIT).
         """
         rng = random.Random(seed)
