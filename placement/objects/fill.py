@@ -1,13 +1,16 @@
 """Free capacity by request shape: the reads behind /metrics and
 ``placement-manage capacity``.
 
-One read for the whole fleet: per shape, the reads of a candidates
-request without a limit (candidates.gather: a fixed handful of
-statements, the providers' inventories and traits from the per-process
-memory), then the fill in memory (solver.fill); and four statements
-for every shape at once: the roots (names, uuids), their aggregates,
-the capacity and usage of each tree by class, and the usage of each
-project by class. Never a statement per provider.
+One read for the whole fleet, every shape at once: the candidates
+reads of one unfiltered chunk of every provider (candidates.gather's
+explain mode: a handful of statements, the providers' inventories and
+traits from the per-process memory), then each shape's fill in memory
+(solver.fill); and four statements more: the roots (names, uuids),
+their aggregates, the capacity and usage of each tree by class, and
+the usage of each project by class. Never a statement per provider.
+When a shape names something that does not exist, each shape is read
+on its own instead (a candidates request's filtered reads), so that
+the others still count.
 """
 import dataclasses
 import typing
@@ -195,14 +198,54 @@ def fetch_shape_fill(conn, name, query) -> ShapeFill:
                             trees.items() if tree.count})
 
 
+def fetch_fleet_fills(conn, shapes):
+    """The ShapeFill of every shape ((name, query), ...) over one read
+    of the whole fleet: one unfiltered snapshot (candidates.gather's
+    explain mode: every provider, its traits, the links of every
+    aggregate a shape names and of the sharing providers) that each
+    shape is counted on. None when a shape names a class or trait that
+    does not exist, or aggregates none of which do (then each shape is
+    read on its own, fetch_shape_fill, and says which)."""
+    queries = [dataclasses.replace(query, limit=None) for _, query in shapes]
+    try:
+        reading = gather_mod.start(conn, _union(queries),
+                                   fill_mod.FILL_OPTIONS, filtered=False)
+        part = gather_mod.read(conn, reading, plan_mod.EVERY_ROOT)
+    except (plan_mod.NothingMatches, exception.ResourceClassNotFound,
+            exception.TraitNotFound):
+        return None
+    found = []
+    for (name, _), query in zip(shapes, queries):
+        trees = fill_mod.fill(part.snapshot, query)
+        found.append(ShapeFill(name, {root_id: tree for root_id, tree in
+                                      trees.items() if tree.count}))
+    return tuple(found)
+
+
+def _union(queries):
+    """A query naming every class, trait and aggregate of ``queries``
+    (for the lookups of one read; never solved)."""
+    groups, required, forbidden = [], set(), set()
+    for number, query in enumerate(queries):
+        groups += [dataclasses.replace(group, suffix='%d_%s' % (
+            number, group.suffix), in_tree=None) for group in query.groups]
+        required |= query.root_traits.required
+        forbidden |= query.root_traits.forbidden
+    return model.CandidateQuery(
+        groups=tuple(groups), root_traits=model.TraitFilter(
+            frozenset(required), frozenset(forbidden - required)))
+
+
 @db_api.operation
 def count_fleet(ctx, shapes, with_usage: bool = True) -> Fleet:
     """The Fleet of ``shapes`` ((name, model.CandidateQuery), ...); one
     read (a snapshot: every shape counts on the same usage).
     ``with_usage``: also the trees' and projects' sums."""
     with db_api.reader(ctx) as conn:
-        found = tuple(fetch_shape_fill(conn, name, query)
-                      for name, query in shapes)
+        found = fetch_fleet_fills(conn, shapes) if shapes else ()
+        if found is None:
+            found = tuple(fetch_shape_fill(conn, name, query)
+                          for name, query in shapes)
         roots = fetch_roots(conn)
         if not with_usage:
             return Fleet(roots, found)

@@ -3,10 +3,12 @@
 Hypothesis draws a small fleet (testing.capacity_fleets: flat and
 nested hosts, a sharing pool, reserved, ratios, min/max unit, steps,
 amounts already used) and two shapes. For each shape in turn the count
-is read, then a brute force claims through the API, the first
-candidate after the other, until nothing fits: the count of every tree
-and the total must be what the claims reached (the second shape counts
-on the usage the first one's claims left).
+is read (over one unfiltered read of the fleet, and over the filtered
+reads of the shape alone, which must agree), then a brute force claims
+through the API, the first candidate after the other, until nothing
+fits: the count of every tree and the total must be what the claims
+reached (the second shape counts on the usage the first one's claims
+left).
 """
 import os
 import unittest
@@ -103,6 +105,10 @@ class FillAgreesWithClaims(unittest.TestCase):
         counted = fill.count_fleet(placement.db, [(name, shape.query)],
                                    with_usage=False).shapes[0]
         self.assertIsNone(counted.error)
+        # The filtered reads of one shape (the fallback) count the same.
+        with db_api.reader(placement.db) as conn:
+            alone = fill.fetch_shape_fill(conn, name, shape.query)
+        self.assertEqual(counted, alone)
         claims = fleets.claim_until_full(placement.app, text)
         providers, sharing = _providers(placement.db)
         reached = _per_tree(claims, providers, sharing)

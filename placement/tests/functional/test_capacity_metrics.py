@@ -109,7 +109,7 @@ class CapacityMetricsTest(unittest.TestCase):
         self.assertEqual(1000.0, allocatable[('SS1', 'DISK_GB')])
 
     def test_statements_per_scrape_do_not_grow_with_providers(self):
-        placement = _metrics_app(backends.BACKENDS['sqlite'])
+        placement = _metrics_app(backends.BACKENDS['sqlite'], SHAPES[:2])
         self.addCleanup(placement.cleanup)
         counts, built = [], 0
         for hosts in (3, 60):
