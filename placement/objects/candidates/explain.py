@@ -47,22 +47,14 @@ class EmptyAnswer:
     reasons: typing.Tuple[typing.Tuple[str, int], ...]
 
 
-def _gather_everything(ctx, query, options):
+def _gather_everything(conn, query, options):
+    """What gather reads of every provider for ``query``, in ``conn``."""
     # Without the listing's order of name checks (plan.check_names): an
     # explanation names the unknown names, whatever a group before them
     # would have matched.
     query = dataclasses.replace(query, name_checks=())
-    with db_api.reader(ctx) as conn:
-        reading = gather_mod.start(conn, query, options, filtered=False)
-        return gather_mod.read(conn, reading, plan_mod.EVERY_ROOT)
-
-
-def _explained(ctx, query, options, solved=None):
-    """(Explanation of ``query``, what gather read)."""
-    with gc_pause.no_cyclic_gc():
-        part = _gather_everything(ctx, query, options)
-        return explain_mod.explain(part.snapshot, query, options,
-                                   solved), part
+    reading = gather_mod.start(conn, query, options, filtered=False)
+    return gather_mod.read(conn, reading, plan_mod.EVERY_ROOT)
 
 
 @db_api.operation
@@ -71,7 +63,10 @@ def explain(ctx, query: model.CandidateQuery,
     """The Result of ``query`` over the database of ``ctx`` (a context or
     a db_api.Database); one read transaction.
     """
-    explanation, part = _explained(ctx, query, options)
+    with gc_pause.no_cyclic_gc():
+        with db_api.reader(ctx) as conn:
+            part = _gather_everything(conn, query, options)
+        explanation = explain_mod.explain(part.snapshot, query, options)
     by_uuid = {p.uuid: p.id for p in part.snapshot.providers.values()}
     found = []
     for rp_uuid in provider_uuids:
@@ -91,7 +86,11 @@ def why_empty(ctx, query: model.CandidateQuery,
     empty (the solver is not run again); one read transaction. Its
     summary equals ``explain``'s on the same data.
     """
-    explanation, _ = _explained(ctx, query, options, solved=())
+    with gc_pause.no_cyclic_gc():
+        with db_api.reader(ctx) as conn:
+            part = _gather_everything(conn, query, options)
+        explanation = explain_mod.explain(part.snapshot, query, options,
+                                          solved=())
     return EmptyAnswer(reasons_mod.summary(explanation),
                        _reason_kinds(explanation))
 
