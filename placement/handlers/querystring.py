@@ -245,17 +245,22 @@ def _request_group(suffix, keys):
 
 
 def parse_limit(values):
-    """The values of ``limit`` -> the limit: the first value counts, as
-    the reference service reads it (Python's int()); the schema checked
-    the last. More candidates than MAX_LIMIT never exist.
+    """The values of ``limit`` -> the limit, None for none: the first
+    value counts, as the reference service reads it (Python's int()); the
+    schema checked the last. A first value of 0 (0, 00, -0) is no limit
+    there, every candidate: here too. More candidates than MAX_LIMIT
+    never exist.
 
-    A first value that is no positive integer is a 400 (the reference
-    service fails on most, 500, and reads 0 or less as a slice bound).
+    A first value that is no integer, or below 0, is a 400 (the reference
+    service fails on the first, 500, and reads the others as a slice
+    bound: all but the last n candidates of its order).
     """
     try:
         limit = int(values[0])
     except ValueError:
-        limit = 0
+        limit = -1
+    if limit == 0:
+        return None
     if limit < 1:
         raise bad_request(
             _QUERY_PREFIX + "Expected the first 'limit' to be a positive "

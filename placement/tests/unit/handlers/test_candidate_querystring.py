@@ -165,8 +165,14 @@ class TestRepeatedKeys(unittest.TestCase):
         # As Python's int() reads it.
         self.assertEqual(1, parse('resources=VCPU:1&limit=01&limit=2').limit)
 
+    def test_a_first_limit_of_zero_is_no_limit(self):
+        # As the reference service reads it: every candidate.
+        for first in ('0', '00', '-0', ' 0'):
+            self.assertIsNone(parse(
+                'resources=VCPU:1&limit=%s&limit=5' % first).limit)
+
     def test_a_first_limit_that_is_no_positive_integer_is_400(self):
-        for first in ('x', '', '1.5', '0', '-1', '9' * 5000):
+        for first in ('x', '', '1.5', '-1', '9' * 5000):
             self.assert_400('resources=VCPU:1&limit=%s&limit=1' % first,
                             "Expected the first 'limit' to be a positive "
                             "integer")
