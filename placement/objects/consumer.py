@@ -151,18 +151,29 @@ def insert_consumers(conn, writes) -> None:
         for write in writes])
 
 
-def _fold(name):
-    return name.rstrip(' ').casefold()
+def _insert_missing(conn, table, column, wanted, found, now):
+    """Insert the names of ``wanted`` that ``found`` lacks, adding them
+    to ``found``.
 
-
-def _match_collation(wanted, found):
-    """Map names the database found under another spelling (MySQL's utf8
-    collation ignores case and trailing spaces) to that row, as an insert
-    of them would be a duplicate there."""
-    folded = {_fold(name): row_id for name, row_id in found.items()}
-    for name in set(wanted) - set(found):
-        if _fold(name) in folded:
-            found[name] = folded[_fold(name)]
+    A name the database holds under another spelling maps to that row
+    instead: an insert would be a duplicate there (MySQL's utf8
+    collations ignore case, accents and trailing spaces). The database's
+    collation decides, asked one name at a time before its insert, only
+    where an insert could meet such a row: the lookup returned a
+    spelling not asked for, or several names are new (the second may
+    equal the first once inserted).
+    """
+    missing = sorted(set(wanted) - set(found))
+    ask = len(missing) > 1 or not set(found) <= set(wanted)
+    for name in missing:
+        row_id = None
+        if ask:
+            row_id = conn.execute(sa.select(table.c.id).where(
+                table.c[column] == name)).scalar()
+        if row_id is None:
+            row_id = conn.execute(table.insert().values(
+                {column: name, 'created_at': now})).inserted_primary_key[0]
+        found[name] = row_id
 
 
 def ensure_owners(conn, names: Names, projects, users, types) -> Names:
@@ -177,11 +188,7 @@ def ensure_owners(conn, names: Names, projects, users, types) -> Names:
               'type': set(types)}
     now = _sql.utcnow()
     for kind, table, column in _CREATED_ON_DEMAND:
-        _match_collation(wanted[kind], found[kind])
-        for name in sorted(wanted[kind] - set(found[kind])):
-            result = conn.execute(table.insert().values(
-                {column: name, 'created_at': now}))
-            found[kind][name] = result.inserted_primary_key[0]
+        _insert_missing(conn, table, column, wanted[kind], found[kind], now)
     return Names(names.classes, found['project'], found['user'],
                  found['type'])
 
