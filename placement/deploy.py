@@ -45,6 +45,7 @@ from placement.db import api as db_api
 from placement.db import migration
 from placement import errors
 from placement import fault_wrap
+from placement import gc_settings
 from placement import handler
 from placement import healthcheck
 from placement import microversion
@@ -238,4 +239,5 @@ def loadapp(conf, db=None):
         register_middleware_opts(conf)
     enforcer = policy.build_enforcer(conf)
     synced = update_database(conf, db)
+    gc_settings.configure()
     return build_app(conf, db, enforcer, synced)

@@ -18,5 +18,6 @@ by stage. No WebOb here; SQL only in statements.py and memory.py.
 - explain.py: ``explain`` (placement-manage) and ``why_empty`` (the
   reasons of an empty answer).
 
-The cyclic collector is paused around a big answer (objects.gc_pause).
+The cyclic collector is not switched per request: placement.gc_settings
+sets it once when the application is built.
 """

@@ -14,7 +14,6 @@ import typing
 from placement.db import api as db_api
 from placement.objects.candidates import gather as gather_mod
 from placement.objects.candidates import plan as plan_mod
-from placement.objects import gc_pause
 from placement.solver import explain as explain_mod
 from placement.solver import model
 from placement.solver import reasons as reasons_mod
@@ -63,10 +62,9 @@ def explain(ctx, query: model.CandidateQuery,
     """The Result of ``query`` over the database of ``ctx`` (a context or
     a db_api.Database); one read transaction.
     """
-    with gc_pause.no_cyclic_gc():
-        with db_api.reader(ctx) as conn:
-            part = _gather_everything(conn, query, options)
-        explanation = explain_mod.explain(part.snapshot, query, options)
+    with db_api.reader(ctx) as conn:
+        part = _gather_everything(conn, query, options)
+    explanation = explain_mod.explain(part.snapshot, query, options)
     by_uuid = {p.uuid: p.id for p in part.snapshot.providers.values()}
     found = []
     for rp_uuid in provider_uuids:
@@ -86,11 +84,10 @@ def why_empty(ctx, query: model.CandidateQuery,
     empty (the solver is not run again); one read transaction. Its
     summary equals ``explain``'s on the same data.
     """
-    with gc_pause.no_cyclic_gc():
-        with db_api.reader(ctx) as conn:
-            part = _gather_everything(conn, query, options)
-        explanation = explain_mod.explain(part.snapshot, query, options,
-                                          solved=())
+    with db_api.reader(ctx) as conn:
+        part = _gather_everything(conn, query, options)
+    explanation = explain_mod.explain(part.snapshot, query, options,
+                                      solved=())
     return EmptyAnswer(reasons_mod.summary(explanation),
                        _reason_kinds(explanation))
 
