@@ -10,9 +10,18 @@ in C: they get the rows as they are.
 The server quotes every text column (JSON_QUOTE): a provider's name may
 hold any character, and a value is never put between quotes by hand.
 Measured on MariaDB 10.11 (GET /resource_providers of 1,000 providers,
-in process, 40 interleaved rounds of 10, wall median): quoted by hand
-8.57 ms (unsafe), JSON_QUOTE 10.99, JSON_ARRAY rows 11.36, JSON_ARRAYAGG
-12.17, rows unpacked 13.72; on a quieter run 4.04 / 4.92 / 5.18 / 5.18.
+in process, interleaved rounds of 10, wall median in ms; four runs):
+
+    quoted by hand (unsafe)  4.04  8.57  5.04  4.93
+    JSON_QUOTE               4.92 10.99  5.10  4.94
+    JSON_ARRAY rows          5.18 11.36  5.26  5.16
+    JSON_ARRAYAGG            5.18 12.17     -  5.19
+    rows unpacked               - 13.72  6.56  6.39
+
+JSON_QUOTE is the cheapest safe form in every run; the candidates'
+packed reads (16 of them for the nested benchmark queries, up to 994
+rows each) took the same with it (min 23.1 ms against 23.7 by hand).
+
 An answer that does not parse into COUNT(*) rows of the expected width
 (a value cut short by group_concat_max_len or max_allowed_packet) is
 read again row by row.

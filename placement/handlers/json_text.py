@@ -11,7 +11,8 @@ the text: the keys of a value may be reordered freely. Every fill is
 checked where it is made: a slot's text must need no escaping in a JSON
 string (``plain``; a uuid needs none), else it goes in as orjson
 escapes it; a ``value_slot(n)``, a whole JSON value (a name, a number,
-null), is filled with that value as orjson encodes it.
+null), is filled with that value as orjson encodes it; an
+``int_slot(n)`` with an int written by %d (a JSON number, or TypeError).
 
 Encoding a form costs a few plain renderings (its value, the encoder, a
 split): the first PLAIN_COPIES copies of a form are rendered as values,
