@@ -170,10 +170,10 @@ def _fill_lone(snapshot, query, usage, trees, shared, counts):
     found = {}
     for candidate in solver.solve(part, query, FILL_OPTIONS):
         if candidate.__class__ is model.Alike:
-            rp_id, shape = candidate.ids[0], id(candidate.shape)
+            rp_id, shape = candidate.ids[0], candidate.shape.key
         else:
             rp_id, shape = candidate.allocations[0][0], None
-        key = (shape, id(inventories[rp_id]))
+        key = (shape, part.inventory_keys[rp_id])
         times = found.get(key) if shape is not None else None
         if times is None:
             times = found[key] = usage.repeats(candidate)
