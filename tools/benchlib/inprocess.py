@@ -5,12 +5,19 @@ when missing, with the standard classes and traits), as the service
 would serve it, noauth2. ``call`` sends one request straight to the WSGI
 callable (no HTTP). ``Statements`` counts, through SQLAlchemy's public
 events, the statements a request sends, the rows they return and its
-round trips: statements, COMMITs, ROLLBACKs (the pool's reset of a
-returned connection included) and the BEGIN psycopg (3 or 2) sends
-before a statement outside a transaction, except in autocommit, where
-it sends neither BEGIN nor COMMIT nor ROLLBACK; another driver that
-skips a ROLLBACK on its own is still counted as sending it, and the
-rare ping of a connection idle for long is not counted.
+round trips: statements, COMMITs, ROLLBACKs and the BEGIN psycopg (3
+or 2) sends before a statement outside a transaction, except in
+autocommit, where it sends neither BEGIN nor COMMIT nor ROLLBACK. The
+pool's reset of a returned connection counts as a ROLLBACK unless the
+connection's transaction already ended with a COMMIT or ROLLBACK and no
+statement followed it, as placement's engines skip it
+(``placement.db.round_trips``: on MariaDB a write is its statements and
+its COMMIT, a read its statements and one ROLLBACK; checked against the
+server's own count, ``SHOW SESSION STATUS LIKE 'Questions'``, request
+by request). Not counted: the rare ping of a connection idle for long,
+what a new connection sends as it opens, and the ROLLBACK after a
+COMMIT that failed on a connection still usable (the engine sends it,
+this counts none).
 """
 import contextlib
 import gc
@@ -81,6 +88,11 @@ def _begins(dbapi_connection):
         dbapi_connection, 'autocommit', False)
 
 
+# Connection record info: the counter saw a COMMIT or ROLLBACK on the
+# connection, and no statement since.
+_ENDED = 'benchlib.inprocess.ended'
+
+
 def _ends(dbapi_connection):
     """Whether a COMMIT or ROLLBACK goes to the server: psycopg (3 or 2)
     sends none outside a transaction (in autocommit, always)."""
@@ -120,6 +132,7 @@ class Statements:
         return len(self.texts)
 
     def _before(self, conn, cursor, statement, *args):
+        conn.info.pop(_ENDED, None)
         self.texts.append(statement)
         self.trips += 1
         if _begins(conn.connection.dbapi_connection):
@@ -130,16 +143,19 @@ class Statements:
             self.rows += cursor.rowcount
 
     def _ended(self, conn):
+        conn.info[_ENDED] = True
         if _ends(conn.connection.dbapi_connection):
             self.trips += 1
 
     def _reset(self, dbapi_connection, record, reset_state):
         # SQLAlchemy 2's signature: a listener with *args goes through
         # its legacy adapter, which warns (and costs ~0.2 ms) each time.
-        # The pool sends no ROLLBACK when the connection's own transaction
-        # was ended already (MariaDB's status counters: one ROLLBACK per
-        # read, not two).
-        if (not reset_state.transaction_was_reset
+        # No ROLLBACK goes when the transaction ended already: by the
+        # Connection (a read closed in its transaction) or by a COMMIT or
+        # ROLLBACK with nothing after it (a write; MariaDB's Questions:
+        # a write's COMMIT is its last round trip).
+        ended = record is not None and record.info.pop(_ENDED, False)
+        if (not ended and not reset_state.transaction_was_reset
                 and _ends(dbapi_connection)):
             self.trips += 1
 
