@@ -47,6 +47,7 @@ from placement import errors
 from placement import fault_wrap
 from placement import gc_settings
 from placement import handler
+from placement.handlers import capacity_shape
 from placement import healthcheck
 from placement import microversion
 from placement.objects import standards
@@ -231,8 +232,18 @@ class SyncStandardsFirst:
         return self.app(environ, start_response)
 
 
+def check_shapes(conf) -> None:
+    """Stop the start on a bad ``[capacity] shape`` (ConfigError naming
+    the shape, in the API's words), whether /metrics reads them or not."""
+    try:
+        capacity_shape.parse_options(conf.capacity.shape)
+    except capacity_shape.ShapeError as exc:
+        raise exception.ConfigError(reason=str(exc))
+
+
 def loadapp(conf, db=None):
     """Build the whole application for ``conf`` (and optionally ``db``)."""
+    check_shapes(conf)
     if db is None:
         db = db_api.create_database(conf)
     if _middleware_configured(conf):

@@ -5,6 +5,7 @@ from oslo_config import cfg
 
 from placement import conf as placement_conf
 from placement import deploy
+from placement import exception
 
 
 def make_conf():
@@ -28,3 +29,24 @@ class MiddlewareConfiguredTest(unittest.TestCase):
         deploy.register_middleware_opts(conf)
         self.assertTrue(deploy._middleware_configured(conf))
         self.assertFalse(conf.oslo_middleware.enable_proxy_headers_parsing)
+
+
+class ShapesCheckedAtStartTest(unittest.TestCase):
+    """A bad [capacity] shape stops the start, /metrics enabled or not."""
+
+    def test_bad_shape_names_the_shape_in_the_api_words(self):
+        conf = make_conf()
+        conf.set_override('shape', ['zero = resources=VCPU:0'],
+                          group='capacity')
+        self.assertFalse(conf.metrics.enabled)
+        with self.assertRaises(exception.ConfigError) as caught:
+            deploy.loadapp(conf, db=object())
+        self.assertIn('shape zero: Requested resource VCPU requires '
+                      'amount >= 1. Got: 0.', str(caught.exception))
+
+    def test_good_shapes_pass(self):
+        conf = make_conf()
+        conf.set_override('shape', ['m1.large = resources=VCPU:4,'
+                                    'MEMORY_MB:8192,DISK_GB:80'],
+                          group='capacity')
+        deploy.check_shapes(conf)
