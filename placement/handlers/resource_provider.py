@@ -124,10 +124,11 @@ def _render_provider_list(req, mv, rows):
             lambda row: render(row[0], row[1], row[2] or 0, row[3],
                                row[4]), rows)}
     root_fill, child_fill = texts[0].fill, texts[1].fill
+    render = _provider_renderer(req, mv)
 
     def fill(row):
-        if row[2] is None:  # a row written by other means
-            row = (row[0], row[1], 0, row[3], row[4])
+        if row[2] is None or row[4] is None:  # written by other means
+            return render(row[0], row[1], row[2] or 0, row[3], row[4])
         return (root_fill if row[3] is None else child_fill)(row)
     return {'resource_providers': util.deferred(fill, rows)}
 

@@ -79,6 +79,8 @@ class ListedProviderTest(unittest.TestCase):
             parent = None if i % 2 else UUID
             rows.append((rp, name, i if i % 3 else None, parent,
                          parent or rp, None))
+        # A row without a root (written by other means) shows null.
+        rows.append((UUID, 'rootless', 1, None, None, None))
         return rows
 
     def test_rows_render_as_providers(self):
