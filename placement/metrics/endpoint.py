@@ -7,6 +7,9 @@ policy rule (403 otherwise, with placement's JSON error body); with
 ``[metrics] allow_anonymous`` the application sits in front of
 authentication and answers anyone.
 """
+import glob
+import os
+
 import webob.exc
 
 from placement import exception
@@ -21,11 +24,39 @@ PATH = '/metrics'
 CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
 
+class WorkerFiles:
+    """The workers' metrics files merged, as prometheus_client's
+    MultiProcessCollector merges them, less the files still empty.
+
+    A worker's file is empty from its creation until the worker sizes
+    it, on its first metric; the library's own collector reads such a
+    file as a broken header (struct.error), and the scrape that met it
+    answered 500. An empty file holds no sample: leaving it out loses
+    nothing.
+    """
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def collect(self):
+        from prometheus_client import multiprocess
+        files = [path for path in glob.glob(
+            os.path.join(self.directory, '*.db')) if _sized(path)]
+        return multiprocess.MultiProcessCollector.merge(files,
+                                                        accumulate=True)
+
+
+def _sized(path) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:  # removed since the listing: a stale worker's file
+        return False
+
+
 def _service_registry(directory):
-    from prometheus_client import multiprocess
     import prometheus_client
     registry = prometheus_client.CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=directory)
+    registry.register(WorkerFiles(directory))
     return registry
 
 
