@@ -41,7 +41,13 @@ ALERTS = os.path.join(MONITORING, 'placement-alert-rules.yaml')
 VARIABLES = {'$__rate_interval': '1m', '$__interval': '1m',
              '$__range': '5m', '$resourcetype': 'VCPU',
              '$hostname': '.*', '$route': '.*'}
-METRIC_RE = re.compile(r'\b((?:openstack_)?placement_[a-zA-Z0-9_]+)')
+# Ours, and os-capacity's families (openstack_free_capacity_*,
+# openstack_project_usage, openstack_hypervisor_placement_*).
+METRIC_RE = re.compile(
+    r'\b((?:openstack_)?placement_[a-zA-Z0-9_]+|openstack_free_capacity_'
+    r'[a-zA-Z0-9_]+|openstack_project_usage|openstack_hypervisor_placement_'
+    r'[a-zA-Z0-9_]+)')
+SHAPES = '[capacity]\nshape = small = resources=VCPU:1\n'
 # (name, {class: (total, used)}) of the providers the test makes.
 PROVIDERS = (
     ('metrics-cn1', {'VCPU': (8, 3), 'MEMORY_MB': (4096, 1024)}),
@@ -167,8 +173,10 @@ class MetricsScrapeTest(unittest.TestCase):
                 if name.startswith('counter_')}
 
     def test_prometheus_sees_capacity_and_requests_of_both_workers(self):
-        with uwsgi.serve(self.url, processes=2, threads=2,
-                         env=self.env) as port:
+        # One shape, so that the dashboard's free capacity panels have
+        # series.
+        with uwsgi.serve(self.url, processes=2, threads=2, env=self.env,
+                         conf_text=SHAPES) as port:
             uuids = {name: self._provider(port, name, classes)
                      for name, classes in PROVIDERS}
             # An empty answer, for the reasons counter.
