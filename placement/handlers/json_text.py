@@ -94,10 +94,10 @@ class Text:
     """``value`` (plain JSON values and slots) encoded: ``template``, its
     JSON text with a ``%s`` (``%d``) where each slot was, and ``order``,
     the slot numbers in the order they appear in the text. Filled by
-    ``fill`` only, which checks what goes in."""
+    ``fill(values)`` only (see _filler), which checks what goes in."""
 
     __slots__ = ('template', 'order', '_pick', '_pick_strings',
-                 '_strings', '_values', '_dense')
+                 '_strings', '_values', '_dense', 'fill')
 
     def __init__(self, value):
         pieces = _SLOTS.split(orjson.dumps(value).decode())
@@ -125,25 +125,35 @@ class Text:
         self._pick_strings = None if len(self._strings) == len(found) \
             else _picker(tuple(number for kind, number in found
                                if kind == _STRING))
+        self.fill = self._filler()
 
-    def fill(self, values):
-        """orjson.Fragment of the value with ``values[n]`` in slot ``n``
-        (``values`` indexed by slot number; the numbers the text has no
-        slot of are not read): a slot's string as it is when plain, else
-        escaped by orjson; a value slot's value encoded by orjson; an int
-        slot's int by %d."""
-        picked = self._pick(values)
-        if not self._values:
-            # plain(), inline: a call less per fill; each value once
-            # when ``values`` are the string slots 0, 1, ... exactly.
-            text = ''.join(
-                values if len(values) == self._dense
-                else picked if self._pick_strings is None
-                else self._pick_strings(values))
-            if len(_DUMPS(text)) == 2 + (
+    def _filler(self):
+        """``fill(values)``: orjson.Fragment of the value with
+        ``values[n]`` in slot ``n`` (``values`` a sequence indexed by slot
+        number; the numbers the text has no slot of are not read): a
+        slot's string as it is when plain, else escaped by orjson; a
+        value slot's value encoded by orjson; an int slot's int by %d.
+        A function of its own, its constants bound once: a call costs
+        less than a method reading them from self."""
+        pick, pick_strings, dense = (self._pick, self._pick_strings,
+                                     self._dense)
+        template, checked = self.template, self._checked
+        if self._values:
+            return lambda values: checked(list(pick(values)))
+        dumps, fragment = _DUMPS, _FRAGMENT
+
+        def fill(values):
+            picked = pick(values)
+            # plain(), inline; each value once when ``values`` are the
+            # string slots 0, 1, ... exactly.
+            text = ''.join(values if len(values) == dense
+                           else picked if pick_strings is None
+                           else pick_strings(values))
+            if len(dumps(text)) == 2 + (
                     len(text) if text.isascii() else len(text.encode())):
-                return _FRAGMENT(self.template % picked)
-        return self._checked(list(picked))
+                return fragment(template % picked)
+            return checked(list(picked))
+        return fill
 
     def _checked(self, picked):
         for at in self._values:
