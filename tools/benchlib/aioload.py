@@ -94,7 +94,8 @@ async def _exchange(conn, method, path, body, version, host):
     block = await reader.readuntil(b'\r\n\r\n')
     lines = block.split(b'\r\n')
     status = int(lines[0].split(None, 2)[1])
-    length, chunked, keep = None, False, True
+    length, chunked = None, False
+    keep = not lines[0].startswith(b'HTTP/1.0')
     for line in lines[1:]:
         name, _, value = line.partition(b':')
         name = name.strip().lower()

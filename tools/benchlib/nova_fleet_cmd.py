@@ -100,7 +100,7 @@ def periodic(args):
     results = {}
     for _round in range(args.rounds):
         for name, template, version in READS:
-            if args.only and args.only not in name:
+            if args.only and name not in args.only.split(','):
                 continue
             for label, entry in state['servers'].items():
                 if label == 'bare' and name not in ('allocations',
@@ -129,13 +129,13 @@ def _wrk(entry, state, uuids, template, version, args):
     if version:
         headers += ['-H', 'openstack-api-version: placement %s' % version]
     cpu = _cpu(entry, state)
-    db_pids = cpu.db_pids()
-    before, children = cpu.sample(db_pids), os.times()
+    before, children = cpu.sample(), os.times()
     out = subprocess.run(
         ['wrk', '-t1', '-c%d' % args.connections, '-d%ds' % args.duration,
          '-s', script.name] + headers + [entry['url']],
         capture_output=True, text=True, check=True).stdout
-    after, done = cpu.sample(db_pids), os.times()
+    after, done = cpu.sample(), os.times()
+    api, db = ownstack.used(before, after)
     os.unlink(script.name)
     line = [x for x in out.splitlines() if x.startswith('RESULT')][0]
     count, micros, p95 = (int(x) for x in line.split()[1:])
@@ -143,9 +143,8 @@ def _wrk(entry, state, uuids, template, version, args):
         raise RuntimeError('errors from %s:\n%s' % (entry['url'], out))
     wrk_cpu = (done.children_user + done.children_system
                - children.children_user - children.children_system)
-    return (count / (micros / 1e6), (after[0] - before[0]) * 1000 / count,
-            (after[1] - before[1]) * 1000 / count, p95 / 1000,
-            wrk_cpu * 1000 / count)
+    return (count / (micros / 1e6), api * 1000 / count, db * 1000 / count,
+            p95 / 1000, wrk_cpu * 1000 / count)
 
 
 PARTS = (('nodes', dict(scheduler=False, scrapes=False)),
@@ -181,13 +180,11 @@ def cost(args):
 
 def _measure(entry, state, model, uuids, args, part):
     cpu = _cpu(entry, state)
-    db_pids = cpu.db_pids()
-    before = cpu.sample(db_pids)
+    before = cpu.sample()
     run, seconds, gen = asyncio.run(nova_fleet.play(
         entry['url'], args.connections, model, uuids, args.duration,
         args.speed, args.seed))
-    after = cpu.sample(db_pids)
-    api, db = after[0] - before[0], after[1] - before[1]
+    api, db = ownstack.used(before, cpu.sample())
     count = nova_fleet.requests_count(run)
     errors = sum(run.errors.values())
     print('%-9s %-9s %6d %8.1f %9.3f %9.3f %9.3f %8d' % (
@@ -242,19 +239,17 @@ def live(args):
             if label == 'upstream' and model.capacity == 'metrics':
                 m = model.__class__(**dict(model.__dict__, capacity='walk'))
             cpu = _cpu(entry, state)
-            db_pids = cpu.db_pids()
-            before = cpu.sample(db_pids)
+            before = cpu.sample()
             run, seconds, gen = asyncio.run(nova_fleet.play(
                 entry['url'], args.connections, m, uuids, args.duration,
                 args.speed, args.seed))
-            after = cpu.sample(db_pids)
+            api, db = ownstack.used(before, cpu.sample())
             ok, p95, late = run.verdict()
             print('%-9s N=%-6d %-4s %7.1f req/s gen %4.1f%% core, api %4.2f '
                   'db %4.2f cores, late p95 %5.0f ms | %s%s' % (
                       label, n, 'ok' if ok else 'FAIL',
                       nova_fleet.requests_count(run) / seconds,
-                      gen / seconds * 100, (after[0] - before[0]) / seconds,
-                      (after[1] - before[1]) / seconds, late,
+                      gen / seconds * 100, api / seconds, db / seconds, late,
                       ' '.join('%s %.0f' % kv for kv in sorted(p95.items())),
                       ' | errors %s' % dict(run.errors.most_common(3))
                       if run.errors else ''), flush=True)

@@ -184,11 +184,21 @@ class Cpu:
             return procstat.postgresql_backends(self.db_url)
         return [self.mariadbd_pid] if self.mariadbd_pid else []
 
-    def sample(self, db_pids=None):
-        """(server seconds, database seconds) so far."""
-        pids = self.db_pids() if db_pids is None else db_pids
+    def sample(self):
+        """(server seconds, {database pid: seconds}) so far."""
         return (procstat.cpu_seconds([self.server_pid]),
-                procstat.cpu_seconds(pids, family=False))
+                {pid: procstat.cpu_seconds([pid], family=False)
+                 for pid in self.db_pids()})
+
+
+def used(before, after):
+    """(server, database) CPU seconds between two ``Cpu.sample``s. A
+    database process that began in between counts whole; one that
+    ended in between (a PostgreSQL backend of a connection the pool
+    closed) is lost: the database figure is then a floor."""
+    db = sum(seconds - before[1].get(pid, 0.0)
+             for pid, seconds in after[1].items())
+    return after[0] - before[0], db
 
 
 def have(program):
