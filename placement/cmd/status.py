@@ -23,6 +23,7 @@ from oslo_upgradecheck import upgradecheck
 from placement.cmd import manage
 from placement import conf as placement_conf
 from placement.db import api as db_api
+from placement import exception
 from placement.objects import audit
 from placement.objects import data_migration
 from placement import policy
@@ -118,7 +119,11 @@ def main(argv=None):
         return 255
     try:
         manage.use_embedded_database(conf, 'placement-status')
-    except manage.CommandError as exc:
+        # Opened now, so that a configuration the engine refuses (driver
+        # timeouts longer than the retry budget allows) is one line, not
+        # a traceback from inside the first check.
+        checks._database()
+    except (manage.CommandError, exception.ConfigError) as exc:
         print('placement-status: error: %s' % exc, file=sys.stderr)
         return 255
     try:

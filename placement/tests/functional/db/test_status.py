@@ -74,6 +74,13 @@ class _StatusTests:
         code, out, _err = self.check()
         self.assertEqual(255, code, out)
 
+    def test_timeouts_past_the_budget_are_one_line(self):
+        code, out, err = self.check('retry_budget = 20\nread_timeout = 15\n')
+        self.assertEqual(255, code, out)
+        self.assertIn('read_timeout = 15: longer than half of retry_budget',
+                      err)
+        self.assertNotIn('Traceback', out + err)
+
 
 class StatusWithoutDatabaseTests(base.unittest.TestCase):
     # (No database configured: test_api_command.EmbeddedAdminCommandsTest
