@@ -223,7 +223,8 @@ def live(args):
     """The largest N each server sustains, rising, in real time."""
     state = _state()
     model = nova_model.model_of(args)
-    labels = [label for label in state['servers'] if label != 'bare']
+    labels = [label for label in state['servers'] if label != 'bare'
+              and (not args.server or label == args.server)]
     best, failed = {label: 0 for label in labels}, set()
     print('# live: %s, %ds a level, %d connections, speed %.1f, load %s' % (
         state['kind'], args.duration, args.connections, args.speed,

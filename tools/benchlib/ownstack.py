@@ -186,9 +186,23 @@ class Cpu:
 
     def sample(self):
         """(server seconds, {database pid: seconds}) so far."""
+        if self.mariadbd_pid and not self.db_url.startswith('postgresql'):
+            # One process, a thread per connection: a thread that ended
+            # leaves the task list (and the sum of its schedstats) but
+            # stays in the process's own utime + stime.
+            return (procstat.cpu_seconds([self.server_pid]),
+                    {self.mariadbd_pid: process_seconds(self.mariadbd_pid)})
         return (procstat.cpu_seconds([self.server_pid]),
                 {pid: procstat.cpu_seconds([pid], family=False)
                  for pid in self.db_pids()})
+
+
+def process_seconds(pid):
+    """utime + stime of ``pid`` (every thread, ended ones included), in
+    seconds, from /proc/PID/stat (clock ticks: 10 ms)."""
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
 def used(before, after):
