@@ -12,7 +12,6 @@ from placement import exception
 from placement.handlers import json_text
 from placement.handlers import querystring
 from placement import microversion
-from placement.objects import gc_pause
 from placement.objects import provider_list
 from placement.objects import resource_provider as rp_obj
 from placement.policies import resource_provider as policies
@@ -222,18 +221,17 @@ def list_resource_providers(req):
     mv = util.version(req)
     params = util.validate_query(req, LIST_SCHEMA.at(mv))
     pfilter = _parse_list_filter(params, mv)
-    with gc_pause.no_cyclic_gc():
-        try:
-            providers = provider_list.list_providers(ctx, pfilter)
-        except exception.ResourceClassNotFound as exc:
-            raise querystring.bad_request(
-                'Invalid resource class in resources parameter: %s' % exc)
-        except exception.TraitNotFound as exc:
-            raise querystring.bad_request(
-                'Invalid trait(s) in "required" parameter: %s' % exc)
-        return util.json_response(
-            req, mv, _render_provider_list(req, mv, providers),
-            modified=util.newest([provider_list.newest_of(providers)]))
+    try:
+        providers = provider_list.list_providers(ctx, pfilter)
+    except exception.ResourceClassNotFound as exc:
+        raise querystring.bad_request(
+            'Invalid resource class in resources parameter: %s' % exc)
+    except exception.TraitNotFound as exc:
+        raise querystring.bad_request(
+            'Invalid trait(s) in "required" parameter: %s' % exc)
+    return util.json_response(
+        req, mv, _render_provider_list(req, mv, providers),
+        modified=util.newest([provider_list.newest_of(providers)]))
 
 
 @wsgi_wrapper.PlacementWsgify

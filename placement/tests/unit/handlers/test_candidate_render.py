@@ -87,7 +87,8 @@ class TestAlikeRendersAsItsCandidate(unittest.TestCase):
 
     def test_summaries_for_the_version(self):
         summary = summaries_mod.ProviderSummary(
-            1, 'u1', None, 'u1', {'VCPU': (8, 1)}, ('HW_CPU_X86_AVX',))
+            1, 'u1', None, 'u1', summaries_mod.Resources({'VCPU': (8, 1)}, 1),
+            ('HW_CPU_X86_AVX',))
         result = _result([], [summary])
         self.assertEqual(
             {'allocation_requests': [],
@@ -103,7 +104,8 @@ class TestAlikeRendersAsItsCandidate(unittest.TestCase):
     def test_alike_summaries_keep_their_own_uuids(self):
         # One text per resources, traits and parent or not: filled with
         # each provider's uuids.
-        resources, traits = {'VCPU': (8, 1)}, ('HW_CPU_X86_AVX',)
+        resources = summaries_mod.Resources({'VCPU': (8, 1)}, 1)
+        traits = ('HW_CPU_X86_AVX',)
         summaries = [
             summaries_mod.ProviderSummary(1, 'u1', None, 'u1', resources,
                                           traits),
@@ -127,7 +129,9 @@ class TestAlikeRendersAsItsCandidate(unittest.TestCase):
     def test_many_alike_summaries_render_as_values_in_every_version(self):
         # Past json_text.PLAIN_COPIES copies a summary fills its form's
         # text; every copy must read as the plain value would.
-        resources, traits = {'VCPU': (8, 1), 'DISK_GB': (10, 0)}, ('A', 'B')
+        resources = summaries_mod.Resources(
+            {'VCPU': (8, 1), 'DISK_GB': (10, 0)}, 1)
+        traits = ('A', 'B')
         summaries, uuids = [], {}
         for n in range(1, 2 * (json_text.PLAIN_COPIES + 3), 2):
             root, child = 'r%d' % n, 'c%d' % n
@@ -177,7 +181,8 @@ class TestFilledTextsCheckTheirValues(unittest.TestCase):
 
     def test_summaries_with_odd_uuids_keep_parent_and_root(self):
         uuids = self._uuids(60)
-        resources, traits = {'VCPU': (8, 1)}, ('A',)
+        resources = summaries_mod.Resources({'VCPU': (8, 1)}, 1)
+        traits = ('A',)
         summaries = [summaries_mod.ProviderSummary(
             n, uuids[n], None if n % 3 == 0 else uuids[n - n % 3],
             uuids[n - n % 3] if n % 2 else uuids[(n + 1) % 60],
