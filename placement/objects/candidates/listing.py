@@ -8,7 +8,10 @@ summaries come from the same reads, in provider id order.
 import dataclasses
 import typing
 
+import sqlalchemy as sa
+
 from placement.db import api as db_api
+from placement.db import models
 from placement import exception
 from placement.objects.candidates import chunks as chunks_mod
 from placement.objects.candidates import gather as gather_mod
@@ -79,8 +82,10 @@ def list_candidates(ctx, query: model.CandidateQuery,
             return _NOTHING
         except (exception.ResourceClassNotFound,
                 exception.TraitNotFound) as exc:
-            if not _one_matches_nothing(conn, query, options,
-                                        getattr(exc, 'groups_before', ())):
+            if not (_no_root_qualifies(conn, query.root_traits)
+                    or _one_matches_nothing(
+                        conn, query, options,
+                        getattr(exc, 'groups_before', ()))):
                 raise
             return _NOTHING
     uuids = {rp_id: p.uuid for rp_id, p in seen.providers.items()}
@@ -126,10 +131,36 @@ def _one_matches_nothing(conn, query, options, suffixes) -> bool:
         if not group.resources:
             continue
         alone = model.CandidateQuery(groups=(group,), limit=1,
+                                     root_traits=query.root_traits,
                                      nested_aware=query.nested_aware)
         if not _search(conn, alone, options, _Seen()):
             return True
     return False
+
+
+def _no_root_qualifies(conn, root_traits) -> bool:
+    """Whether no root has the traits of root_required (all of the
+    required, none of the forbidden), each of them a known trait: the
+    reference service then answers empty before it reads the groups'
+    names. Asked only when a group names an unknown class or trait."""
+    names = set(root_traits.required) | set(root_traits.forbidden)
+    if not names:
+        return False
+    traits = models.traits
+    ids = dict(conn.execute(sa.select(traits.c.name, traits.c.id).where(
+        traits.c.name.in_(sorted(names)))).all())
+    if len(ids) < len(names):
+        return False
+    rp, rpt = models.resource_providers, models.resource_provider_traits
+
+    def has(name):
+        return sa.exists().where(rpt.c.resource_provider_id == rp.c.id,
+                                 rpt.c.trait_id == ids[name])
+    stmt = sa.select(rp.c.id).where(
+        rp.c.id == rp.c.root_provider_id,
+        *[has(name) for name in sorted(root_traits.required)],
+        *[~has(name) for name in sorted(root_traits.forbidden)]).limit(1)
+    return conn.execute(stmt).first() is None
 
 
 def _summaries(candidates, seen, uuids, nested_aware, with_traits):
