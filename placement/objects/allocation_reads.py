@@ -6,11 +6,12 @@ which every compute node's resource tracker sends each minute) are one
 statement: the provider, its allocations and their consumers'
 generations (``get_provider_allocations``).
 
-An allocation write reads two statements, each one snapshot: the consumers written, with their
-current allocation rows and the ids of the classes, projects, users and
-consumer types the write names (read after locking the providers added
-to, resource_provider.lock_then_read); then every affected provider's
-generation with its inventories and their usage (``fetch_providers``).
+An allocation write reads two statements, each one snapshot: the
+consumers written, with their current allocation rows and the ids of
+the classes, projects, users and consumer types the write names (read
+after locking the providers added to, resource_provider.lock_then_read);
+then every affected provider's generation with its inventories and
+their usage (``fetch_providers``).
 """
 import dataclasses
 import datetime
