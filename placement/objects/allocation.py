@@ -114,13 +114,6 @@ class ConsumerAllocations:
     allocations: typing.Tuple[Allocation, ...]
 
 
-@dataclasses.dataclass(frozen=True)
-class ProviderAllocations:
-    provider: resource_provider.Provider
-    allocations: typing.Tuple[Allocation, ...]
-    consumer_generations: typing.Dict[str, int]
-
-
 # --- reads ----------------------------------------------------------------
 
 def select_allocations_stmt():
@@ -166,28 +159,6 @@ def get_for_consumer(ctx, consumer_uuid: str) -> ConsumerAllocations:
         found = consumer_obj.fetch_consumers_by_uuid(conn, [consumer_uuid])
     return ConsumerAllocations(consumer=found.get(consumer_uuid),
                                allocations=allocations)
-
-
-@db_api.operation
-def get_for_provider(ctx, provider_uuid: str) -> ProviderAllocations:
-    """A provider's allocations and their consumers' generations.
-
-    Raise ResourceProviderNotFound. Read-only.
-    """
-    a = models.allocations
-    c = models.consumers
-    with db_api.reader(ctx) as conn:
-        provider = resource_provider.fetch_provider(conn, provider_uuid)
-        rows = conn.execute(select_allocations_stmt().where(
-            a.c.resource_provider_id == provider.id))
-        allocations = tuple(_allocation_from_row(row) for row in rows)
-        uuids = sorted({alloc.consumer_uuid for alloc in allocations})
-        generations = {}
-        if uuids:
-            generations = {row.uuid: row.generation for row in conn.execute(
-                sa.select(c.c.uuid, c.c.generation)
-                .where(c.c.uuid.in_(uuids)))}
-    return ProviderAllocations(provider, allocations, generations)
 
 
 # --- writes ---------------------------------------------------------------

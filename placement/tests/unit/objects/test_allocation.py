@@ -216,8 +216,8 @@ class TestWriteOnSQLite(unittest.TestCase):
         alloc_obj.delete_for_consumer(self.db, consumer_uuid)
         self.assertEqual(0, self.count(models.consumers))
         self.assertEqual(
-            2, alloc_obj.get_for_provider(self.db,
-                                          self.rp_uuid).provider.generation)
+            2, alloc_reads.get_provider_allocations(
+                self.db, self.rp_uuid)[0].generation)
         self.assertRaises(exception.ConsumerNotFound,
                           alloc_obj.delete_for_consumer, self.db,
                           consumer_uuid)
