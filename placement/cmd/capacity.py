@@ -14,9 +14,9 @@ class that ran out first.
 """
 import sys
 
-import orjson
 import prettytable
 
+from placement.cmd import explain
 from placement.handlers import allocation_candidate as ac_handler
 from placement.handlers import capacity_shape
 from placement.objects import fill
@@ -87,12 +87,7 @@ def run(db, conf, args):
                         .api_detail(ac_handler.unknown_name_error(
                             shape.error))))
     top = None if args.by_provider else max(0, args.top)
-    document = to_document(fleet, shapes, top)
-    if args.format == 'json':
-        sys.stdout.write(orjson.dumps(
-            document, option=orjson.OPT_INDENT_2).decode() + '\n')
-    else:
-        sys.stdout.write(to_table(document))
+    explain.write(to_document(fleet, shapes, top), args.format, to_table)
     return EXIT_OK
 
 

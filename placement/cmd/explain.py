@@ -100,13 +100,19 @@ def run(db, conf, args):
                     + _standard_names_hint(exc))
     except BadQuery as exc:
         return _bad(str(exc))
-    document = to_document(result, args.query, mv, args.provider)
-    if args.format == 'json':
+    write(to_document(result, args.query, mv, args.provider), args.format,
+          to_table)
+    return EXIT_OK
+
+
+def write(document, fmt, table):
+    """``document`` on stdout: indented JSON for ``fmt`` 'json', else
+    ``table(document)`` (the admin commands' two formats)."""
+    if fmt == 'json':
         sys.stdout.write(orjson.dumps(
             document, option=orjson.OPT_INDENT_2).decode() + '\n')
     else:
-        sys.stdout.write(to_table(document))
-    return EXIT_OK
+        sys.stdout.write(table(document))
 
 
 def _provider_uuid(value):

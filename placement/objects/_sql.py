@@ -38,6 +38,20 @@ def usage_subquery(name='usage'):
                alloc.c.resource_class_id).subquery(name)
 
 
+def inventories_with_usage(usage):
+    """inventories JOIN resource_providers JOIN resource_classes LEFT
+    JOIN ``usage`` (usage_subquery) on the inventory's provider and
+    class: the FROM of a read of each inventory row with its provider,
+    class name and amount used."""
+    inv, rp = models.inventories, models.resource_providers
+    rc = models.resource_classes
+    return (inv.join(rp, rp.c.id == inv.c.resource_provider_id)
+            .join(rc, rc.c.id == inv.c.resource_class_id)
+            .outerjoin(usage, sa.and_(
+                usage.c.resource_provider_id == inv.c.resource_provider_id,
+                usage.c.resource_class_id == inv.c.resource_class_id)))
+
+
 def used_scalar(inv):
     """The amount of ``inv``'s class already allocated from its provider.
 

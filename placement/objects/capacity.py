@@ -49,12 +49,7 @@ def select_capacity_stmt():
         rp.c.name, rc.c.name.label('resource_class'), inv.c.total,
         inv.c.reserved, inv.c.allocation_ratio,
         sa.func.coalesce(usage.c.used, 0).label('used'), rp.c.generation,
-    ).select_from(
-        inv.join(rp, rp.c.id == inv.c.resource_provider_id)
-        .join(rc, rc.c.id == inv.c.resource_class_id)
-        .outerjoin(usage, sa.and_(
-            usage.c.resource_provider_id == inv.c.resource_provider_id,
-            usage.c.resource_class_id == inv.c.resource_class_id)))
+    ).select_from(_sql.inventories_with_usage(usage))
 
 
 @db_api.operation

@@ -113,12 +113,7 @@ def select_tree_inventory_stmt():
         sa.func.coalesce(rp.c.root_provider_id, rp.c.id), rc.c.name,
         inv.c.total, inv.c.reserved, inv.c.allocation_ratio,
         sa.func.coalesce(usage.c.used, 0),
-    ).select_from(
-        inv.join(rp, rp.c.id == inv.c.resource_provider_id)
-        .join(rc, rc.c.id == inv.c.resource_class_id)
-        .outerjoin(usage, sa.and_(
-            usage.c.resource_provider_id == inv.c.resource_provider_id,
-            usage.c.resource_class_id == inv.c.resource_class_id)))
+    ).select_from(_sql.inventories_with_usage(usage))
 
 
 def select_project_usage_stmt():
