@@ -28,7 +28,6 @@ import argparse
 import concurrent.futures
 import os
 import statistics
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -115,31 +114,10 @@ def _conf_text():
 def serve(who, venv, port, db_url, conf_text=''):
     """Start one server under uwsgi with ``conf_text`` as its
     placement.conf; its master's pid."""
-    home = os.path.join(servers.run_dir(PREFIX), who)
-    os.makedirs(home, exist_ok=True)
-    with open(os.path.join(home, 'placement.conf'), 'w') as handle:
-        handle.write(conf_text)
-    log = os.path.join(servers.run_dir(PREFIX), who + '.log')
-    pidfile = os.path.join(servers.run_dir(PREFIX), who + '.pid')
-    env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=home,
-               OS_PLACEMENT_DATABASE__CONNECTION=db_url,
-               OS_PLACEMENT_DATABASE__SYNC_ON_STARTUP='True',
-               OS_API__AUTH_STRATEGY='noauth2',
-               PROMETHEUS_MULTIPROC_DIR=os.path.join(home, 'prom'))
-    subprocess.run([
-        os.path.join(venv, 'bin', 'uwsgi'), '--master', '--http-socket',
-        '127.0.0.1:%d' % port, '--home', venv, '--module',
-        'placement.wsgi.api:application', '--processes', '2', '--threads',
-        '10', '--chdir', home, '--need-app', '--die-on-term', '--logto',
-        log, '--daemonize2', log, '--pidfile', pidfile], env=env, check=True)
-    for _ in range(240):
-        try:
-            urllib.request.urlopen('http://127.0.0.1:%d/' % port).read()
-            with open(pidfile) as handle:
-                return int(handle.read())
-        except OSError:
-            time.sleep(0.5)
-    sys.exit('%s did not come up; see %s' % (who, log))
+    run = servers.run_dir(PREFIX)
+    env = dict(os.environ, PROMETHEUS_MULTIPROC_DIR=os.path.join(
+        run, who, 'prom'))
+    return servers.serve(run, who, venv, port, db_url, env, conf_text)
 
 
 def _peak_mib(pid):

@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import sqlalchemy as sa
 
@@ -142,14 +141,7 @@ def serve(who, venv, port, db_url, metrics=False, app=None, tree=None):
     else:
         argv += ['--module', 'placement.wsgi.api:application']
     subprocess.run(argv, env=env, check=True)
-    for _ in range(240):
-        try:
-            urllib.request.urlopen('http://127.0.0.1:%d/' % port).read()
-            with open(pidfile) as f:
-                return int(f.read())
-        except OSError:
-            time.sleep(0.5)
-    sys.exit('%s did not come up; see %s' % (who, log))
+    return servers.wait_up(who, port, pidfile, log)
 
 
 def stop(who):

@@ -123,11 +123,13 @@ def database(kind, name, pg_driver='psycopg2'):
     return url
 
 
-def serve(run, who, venv, port, db_url, env):
-    """Start one server under uwsgi (daemonized); its master's pid."""
+def serve(run, who, venv, port, db_url, env, conf_text=''):
+    """Start one server under uwsgi (daemonized), ``conf_text`` its
+    placement.conf; its master's pid."""
     home = os.path.join(run, who)
     os.makedirs(home, exist_ok=True)
-    open(os.path.join(home, 'placement.conf'), 'w').close()
+    with open(os.path.join(home, 'placement.conf'), 'w') as handle:
+        handle.write(conf_text)
     log, pidfile = os.path.join(run, who + '.log'), os.path.join(
         run, who + '.pid')
     env = dict(env, OS_PLACEMENT_CONFIG_DIR=home,
@@ -140,6 +142,12 @@ def serve(run, who, venv, port, db_url, env):
         'placement.wsgi.api:application', '--processes', '2', '--threads',
         '10', '--chdir', home, '--need-app', '--die-on-term', '--logto',
         log, '--daemonize2', log, '--pidfile', pidfile], env=env, check=True)
+    return wait_up(who, port, pidfile, log)
+
+
+def wait_up(who, port, pidfile, log):
+    """The pid in ``pidfile`` once the server on ``port`` answers (two
+    minutes at most, else exit naming ``log``)."""
     for _ in range(240):
         try:
             urllib.request.urlopen('http://127.0.0.1:%d/' % port).read()
