@@ -32,9 +32,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-import uuid
 
-import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
@@ -74,34 +72,7 @@ def fleet(n):
 
 def allocate(db_url):
     """One consumer of 4 VCPU and 8 GiB on every other flat host."""
-    engine = sa.create_engine(db_url)
-    meta = sa.MetaData()
-    meta.reflect(engine)
-    t = meta.tables
-    with engine.begin() as conn:
-        rc = dict(conn.execute(sa.select(t['resource_classes'].c.name,
-                                         t['resource_classes'].c.id)).all())
-        project = conn.execute(t['projects'].insert().values(
-            external_id=str(uuid.uuid4()))).inserted_primary_key[0]
-        user = conn.execute(t['users'].insert().values(
-            external_id=str(uuid.uuid4()))).inserted_primary_key[0]
-        rp = t['resource_providers']
-        ids = conn.execute(sa.select(rp.c.id).where(
-            rp.c.name.like('cn%')).order_by(rp.c.id)).scalars().all()[::2]
-        consumers = [str(uuid.uuid4()) for _ in ids]
-        conn.execute(t['consumers'].insert(), [
-            {'uuid': c, 'project_id': project, 'user_id': user,
-             'generation': 1} for c in consumers])
-        rows = []
-        for rp_id, consumer in zip(ids, consumers):
-            rows += [{'resource_provider_id': rp_id, 'consumer_id': consumer,
-                      'resource_class_id': rc['VCPU'], 'used': 4},
-                     {'resource_provider_id': rp_id, 'consumer_id': consumer,
-                      'resource_class_id': rc['MEMORY_MB'], 'used': 8192}]
-        for start in range(0, len(rows), 5000):
-            conn.execute(t['allocations'].insert(), rows[start:start + 5000])
-    data.analyze(engine)
-    engine.dispose()
+    data.allocate_every_other(db_url, name_like='cn%')
 
 
 def _conf_text():

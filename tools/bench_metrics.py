@@ -33,9 +33,7 @@ import os
 import statistics
 import sys
 import time
-import uuid
 
-import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
@@ -48,33 +46,7 @@ from tools.benchlib import stats  # noqa: E402
 
 def allocate(db_url):
     """One consumer of 4 VCPU and 8 GiB on every other provider (SQL)."""
-    engine = sa.create_engine(db_url)
-    meta = sa.MetaData()
-    meta.reflect(engine)
-    t = meta.tables
-    with engine.begin() as conn:
-        rc = dict(conn.execute(sa.text(
-            'SELECT name, id FROM resource_classes')).all())
-        project = conn.execute(t['projects'].insert().values(
-            external_id=str(uuid.uuid4()))).inserted_primary_key[0]
-        user = conn.execute(t['users'].insert().values(
-            external_id=str(uuid.uuid4()))).inserted_primary_key[0]
-        ids = [row[0] for row in conn.execute(sa.text(
-            'SELECT id FROM resource_providers ORDER BY id'))][::2]
-        consumers = [str(uuid.uuid4()) for _ in ids]
-        conn.execute(t['consumers'].insert(), [
-            {'uuid': c, 'project_id': project, 'user_id': user,
-             'generation': 1} for c in consumers])
-        rows = []
-        for rp_id, consumer in zip(ids, consumers):
-            rows += [{'resource_provider_id': rp_id, 'consumer_id': consumer,
-                      'resource_class_id': rc['VCPU'], 'used': 4},
-                     {'resource_provider_id': rp_id, 'consumer_id': consumer,
-                      'resource_class_id': rc['MEMORY_MB'], 'used': 8192}]
-        for start in range(0, len(rows), 5000):
-            conn.execute(t['allocations'].insert(), rows[start:start + 5000])
-    data.analyze(engine)
-    engine.dispose()
+    data.allocate_every_other(db_url)
 
 
 def load(db_url, n):

@@ -180,6 +180,41 @@ def batched(rows, size):
         yield rows[start:start + size]
 
 
+def allocate_every_other(db_url, name_like=None):
+    """One consumer of 4 VCPU and 8 GiB on every other provider (in id
+    order; of the providers whose name is LIKE ``name_like``, when
+    given), written in SQL, then ANALYZE."""
+    engine = sa.create_engine(db_url)
+    meta = sa.MetaData()
+    meta.reflect(engine)
+    t = meta.tables
+    with engine.begin() as conn:
+        rc = dict(conn.execute(sa.select(t['resource_classes'].c.name,
+                                         t['resource_classes'].c.id)).all())
+        project, user = [conn.execute(t[table].insert().values(
+            external_id=str(uuid.uuid4()))).inserted_primary_key[0]
+            for table in ('projects', 'users')]
+        rp = t['resource_providers']
+        query = sa.select(rp.c.id).order_by(rp.c.id)
+        if name_like is not None:
+            query = query.where(rp.c.name.like(name_like))
+        ids = conn.execute(query).scalars().all()[::2]
+        consumers = [str(uuid.uuid4()) for _ in ids]
+        conn.execute(t['consumers'].insert(), [
+            {'uuid': c, 'project_id': project, 'user_id': user,
+             'generation': 1} for c in consumers])
+        rows = []
+        for rp_id, consumer in zip(ids, consumers):
+            rows += [{'resource_provider_id': rp_id, 'consumer_id': consumer,
+                      'resource_class_id': rc['VCPU'], 'used': 4},
+                     {'resource_provider_id': rp_id, 'consumer_id': consumer,
+                      'resource_class_id': rc['MEMORY_MB'], 'used': 8192}]
+        for part in batched(rows, 5000):
+            conn.execute(t['allocations'].insert(), part)
+    analyze(engine)
+    engine.dispose()
+
+
 def provider_generations(db_url):
     """[(uuid, generation)] of every provider, by id."""
     engine = sa.create_engine(db_url)
