@@ -88,8 +88,8 @@ class _ShapeText:
 
     __slots__ = ('text', 'fills', 'pick')
 
-    def __init__(self, body, fills):
-        self.text = json_text.Text(body)
+    def __init__(self, body, fills, plain_seen):
+        self.text = json_text.Text(body, plain_seen)
         self.fills = fills
         # Every slot one provider, two slots or more (the common case):
         # the ids of the slots' ranks, picked in C.
@@ -133,9 +133,12 @@ def _request_body(by_provider, mappings, name, as_dict, with_mappings):
     return body
 
 
-def _request_renderer(uuids, as_dict, with_mappings, listing):
+def _request_renderer(uuids, as_dict, with_mappings, listing,
+                      plain_seen):
     """A function rendering one allocation request (a model.Candidate or
-    model.Alike) for the version's form. ``uuids``: provider id -> uuid.
+    model.Alike) for the version's form. ``uuids``: provider id -> uuid;
+    ``plain_seen``: the answer's set of strings its texts found plain
+    (json_text.Text).
 
     The candidates alike up to their providers share a shape
     (model.Alike): it is ordered (_in_group_order) once per answer, and
@@ -167,7 +170,7 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
                 return json_text.slot(first)
             return [json_text.slot(first + at) for at in range(len(ranks))]
         return _ShapeText(_request_body(*ordered(shape), slot, as_dict,
-                                        with_mappings), fills)
+                                        with_mappings), fills, plain_seen)
 
     def name(rps):
         if rps.__class__ is tuple:
@@ -195,7 +198,7 @@ def _request_renderer(uuids, as_dict, with_mappings, listing):
     return render
 
 
-def _summary_renderer(with_traits, with_tree):
+def _summary_renderer(with_traits, with_tree, plain_seen):
     """A function rendering one provider summary. Alike providers share
     their resources mapping and traits (see the objects layer): past the
     first few of them, their summary is encoded once per answer
@@ -224,7 +227,7 @@ def _summary_renderer(with_traits, with_tree):
     def summary_text(summary):
         return json_text.Text(body(
             summary, None if summary.parent_uuid is None
-            else json_text.slot(0), json_text.slot(1)))
+            else json_text.slot(0), json_text.slot(1)), plain_seen)
 
     def render(summary):
         _, _, parent, root, resources, traits = summary
@@ -253,12 +256,13 @@ def _requests(render, candidates):
 def _render(result, mv, listing):
     """The response body. ``listing``: querystring.listing_order of the
     query."""
+    plain_seen = set()
     render_request = _request_renderer(
         result.uuids, mv >= microversion.ALLOCATIONS_DICT,
-        mv >= microversion.MAPPINGS, listing)
+        mv >= microversion.MAPPINGS, listing, plain_seen)
     render_summary = _summary_renderer(
         mv >= microversion.CANDIDATES_TRAITS,
-        mv >= microversion.NESTED_CANDIDATES)
+        mv >= microversion.NESTED_CANDIDATES, plain_seen)
     return {
         'allocation_requests': _requests(render_request, result.candidates),
         'provider_summaries': {summary.uuid: render_summary(summary)

@@ -97,9 +97,12 @@ class Text:
     ``fill(values)`` only (see _filler), which checks what goes in."""
 
     __slots__ = ('template', 'order', '_pick', '_pick_strings',
-                 '_strings', '_values', '_dense', 'fill')
+                 '_strings', '_values', '_dense', '_plain_seen', 'fill')
 
-    def __init__(self, value):
+    def __init__(self, value, plain_seen=None):
+        """``plain_seen``: a set shared by the texts of one answer, of
+        the strings a fill of theirs has found plain (see _filler)."""
+        self._plain_seen = set() if plain_seen is None else plain_seen
         pieces = _SLOTS.split(orjson.dumps(value).decode())
         found = [next((kind, int(number)) for kind, number
                       in enumerate(pieces[at + 1:at + 4])
@@ -141,16 +144,28 @@ class Text:
         if self._values:
             return lambda values: checked(list(pick(values)))
         dumps, fragment = _DUMPS, _FRAGMENT
+        # Strings found plain by an earlier fill of this answer's texts
+        # (a large answer fills the same uuids thousands of times): one
+        # set lookup in C checks those; the others are checked below and
+        # join the set. Only where every slot is a string slot.
+        all_seen = (self._plain_seen.issuperset if pick_strings is None
+                    else lambda picked: False)
+        remember = self._plain_seen.update
 
         def fill(values):
             picked = pick(values)
+            if all_seen(picked):
+                return fragment(template % picked)
             # plain(), inline; each value once when ``values`` are the
             # string slots 0, 1, ... exactly.
-            text = ''.join(values if len(values) == dense
-                           else picked if pick_strings is None
-                           else pick_strings(values))
+            strings = (values if len(values) == dense
+                       else picked if pick_strings is None
+                       else pick_strings(values))
+            text = ''.join(strings)
             if len(dumps(text)) == 2 + (
                     len(text) if text.isascii() else len(text.encode())):
+                if pick_strings is None:
+                    remember(picked)
                 return fragment(template % picked)
             return checked(list(picked))
         return fill

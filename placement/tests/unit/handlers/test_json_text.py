@@ -95,6 +95,45 @@ class TextTest(unittest.TestCase):
         self.assertEqual({'a': [1, None]}, self._value(text, ('unread',)))
 
 
+class PlainSeenTest(unittest.TestCase):
+    """Texts of one answer share the strings their fills found plain."""
+
+    def _decoded(self, fragment):
+        return orjson.loads(orjson.dumps(fragment))
+
+    def test_a_string_found_plain_is_remembered_and_filled_as_is(self):
+        seen = set()
+        text = json_text.Text({'a': json_text.slot(0),
+                               'b': json_text.slot(1)}, seen)
+        self.assertEqual({'a': 'u1', 'b': 'u2'},
+                         self._decoded(text.fill(['u1', 'u2'])))
+        self.assertEqual({'u1', 'u2'}, seen)
+        other = json_text.Text([json_text.slot(0)], seen)
+        self.assertEqual(['u2'], self._decoded(other.fill(['u2'])))
+
+    def test_a_string_needing_escapes_is_escaped_and_never_remembered(self):
+        seen = set()
+        text = json_text.Text([json_text.slot(0), json_text.slot(1)], seen)
+        hostile = 'a"],["forged'
+        self.assertEqual(['u1', hostile],
+                         self._decoded(text.fill(['u1', hostile])))
+        self.assertEqual(set(), seen)
+        self.assertEqual(['u1', 'u1'],
+                         self._decoded(text.fill(['u1', 'u1'])))
+        self.assertEqual({'u1'}, seen)
+        # Beside a remembered string, a new hostile one is still checked.
+        self.assertEqual(['u1', hostile],
+                         self._decoded(text.fill(['u1', hostile])))
+        self.assertEqual({'u1'}, seen)
+
+    def test_texts_with_other_slots_do_not_take_the_shortcut(self):
+        seen = {'u1'}
+        text = json_text.Text({'n': json_text.value_slot(0),
+                               'u': json_text.slot(1)}, seen)
+        self.assertEqual({'n': 'x"y', 'u': 'u1'},
+                         self._decoded(text.fill(['x"y', 'u1'])))
+
+
 class FormsTest(unittest.TestCase):
 
     def test_plain_copies_then_one_text_per_key(self):
