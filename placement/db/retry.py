@@ -248,12 +248,6 @@ def _left(index) -> typing.Optional[float]:
     return max(deadlines[index] - time.monotonic(), 0.0)
 
 
-def remaining() -> typing.Optional[float]:
-    """Seconds left for the current operation's attempts, or None
-    outside an operation (or with no budget)."""
-    return _left(0)
-
-
 def remaining_for_commit() -> typing.Optional[float]:
     """Seconds left in the current operation's whole budget: what a
     COMMIT in flight and the check of a lost one may take."""
