@@ -232,18 +232,11 @@ class SyncStandardsFirst:
         return self.app(environ, start_response)
 
 
-def check_shapes(conf) -> None:
-    """Stop the start on a bad ``[capacity] shape`` (ConfigError naming
-    the shape, in the API's words), whether /metrics reads them or not."""
-    try:
-        capacity_shape.parse_options(conf.capacity.shape)
-    except capacity_shape.ShapeError as exc:
-        raise exception.ConfigError(reason=str(exc))
-
-
 def loadapp(conf, db=None):
     """Build the whole application for ``conf`` (and optionally ``db``)."""
-    check_shapes(conf)
+    # A bad [capacity] shape stops the start, whether /metrics reads
+    # the shapes or not (ConfigError naming it, in the API's words).
+    capacity_shape.configured(conf)
     if db is None:
         db = db_api.create_database(conf)
     if _middleware_configured(conf):

@@ -12,6 +12,7 @@ import typing
 import webob
 import webob.exc
 
+from placement import exception
 from placement.handlers import querystring
 from placement import microversion
 from placement.schemas import allocation_candidate as schema
@@ -75,3 +76,12 @@ def parse_options(values) -> typing.Tuple[Shape, ...]:
                              % shape.name)
         seen.add(shape.name)
     return shapes
+
+
+def configured(conf) -> typing.Tuple[Shape, ...]:
+    """The shapes of ``conf``'s ``[capacity] shape``; a bad one is an
+    exception.ConfigError naming it, in the API's words (at start)."""
+    try:
+        return parse_options(conf.capacity.shape)
+    except ShapeError as exc:
+        raise exception.ConfigError(reason=str(exc))

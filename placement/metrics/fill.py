@@ -27,7 +27,6 @@ logged), as the API would refuse it.
 """
 from oslo_log import log as logging
 
-from placement import exception
 from placement.handlers import capacity_shape
 from placement.metrics import capacity
 from placement.objects import fill
@@ -110,10 +109,7 @@ class FillMetrics:
 
     def __init__(self, db, conf, directory):
         self.db = db
-        try:
-            self.shapes = capacity_shape.parse_options(conf.capacity.shape)
-        except capacity_shape.ShapeError as exc:
-            raise exception.ConfigError(reason=str(exc))
+        self.shapes = capacity_shape.configured(conf)
         self.shared = capacity.SharedText(
             directory, conf.metrics.capacity_cache_seconds, self._compute,
             CACHE_FILE)

@@ -6,6 +6,7 @@ from oslo_config import cfg
 from placement import conf as placement_conf
 from placement import deploy
 from placement import exception
+from placement.handlers import capacity_shape
 
 
 def make_conf():
@@ -49,4 +50,5 @@ class ShapesCheckedAtStartTest(unittest.TestCase):
         conf.set_override('shape', ['m1.large = resources=VCPU:4,'
                                     'MEMORY_MB:8192,DISK_GB:80'],
                           group='capacity')
-        deploy.check_shapes(conf)
+        self.assertEqual(['m1.large'], [
+            shape.name for shape in capacity_shape.configured(conf)])
