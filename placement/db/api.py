@@ -38,12 +38,24 @@ LOG = logging.getLogger(__name__)
 
 
 class Database:
-    """The writer engine and, when configured, a reader engine."""
+    """The writer engine and, when configured, a reader engine; and the
+    engine of the reads without snapshot (``alone``: on MySQL, the
+    reader's URL in autocommit, db.engine.AlonePlugin; elsewhere the
+    reader itself)."""
 
-    def __init__(self, writer, reader=None, policy=None):
+    def __init__(self, writer, reader=None, policy=None, alone=None):
         self.writer = writer
         self.reader = reader or writer
+        self.alone = alone or self.reader
         self.policy = policy or retry.RetryPolicy()
+
+    def engines(self):
+        """Each distinct engine, the writer first."""
+        found = [self.writer]
+        for engine in (self.reader, self.alone):
+            if all(engine is not seen for seen in found):
+                found.append(engine)
+        return found
 
     def verify_commit(self, lost):
         """Run the post-condition of ``lost`` (retry.AmbiguousCommit) on
@@ -55,9 +67,8 @@ class Database:
         return self.writer.dialect.name
 
     def dispose(self):
-        self.writer.dispose()
-        if self.reader is not self.writer:
-            self.reader.dispose()
+        for engine in self.engines():
+            engine.dispose()
 
 
 def policy_from(conf, timeouts=None) -> retry.RetryPolicy:
@@ -85,11 +96,17 @@ def create_database(conf, reader=True) -> Database:
                    'placement service needs a database URL to start.')
     timeouts = db_engine.fitted_timeouts(conf)
     writer = db_engine.create_engine(group, group.connection, timeouts)
-    reader_engine = None
+    reader_engine = alone = None
+    reader_url = group.connection
     if reader and group.slave_connection:
         reader_engine = db_engine.create_engine(
             group, group.slave_connection, timeouts)
-    return Database(writer, reader_engine, policy_from(conf, timeouts))
+        reader_url = group.slave_connection
+    if reader and writer.dialect.name == 'mysql':
+        alone = db_engine.create_engine(group, reader_url, timeouts,
+                                        alone=True)
+    return Database(writer, reader_engine, policy_from(conf, timeouts),
+                    alone)
 
 
 def _database(ctx):
@@ -233,13 +250,18 @@ def reader(ctx, snapshot: bool = True):
     ``snapshot=False`` is for a read whose statements need not share a
     snapshot: one statement (which always reads one), several whose
     answers are independent, or a read that is right with whatever the
-    server's isolation gives. Where switching autocommit sends nothing
-    (psycopg), each statement then runs on its own: no BEGIN before it
-    nor ROLLBACK after, one round trip for a small read instead of three
-    (driver.statements_alone). Elsewhere it is a transaction as above.
+    server's isolation gives. Each statement then runs on its own: no
+    BEGIN before it nor ROLLBACK after, one round trip for a small read
+    instead of two (MySQL) or three (psycopg). On MySQL the read takes a
+    connection of the ``alone`` engine, in autocommit from the start; on
+    psycopg, whose autocommit is a client flag, the reader's connection
+    is switched for the read (driver.statements_alone); on SQLite it is a
+    transaction as above.
     """
+    db = _database(ctx)
+    engine = db.reader if snapshot else db.alone
     with _data_errors_as_invalid_input():
-        with _database(ctx).reader.connect() as conn:
+        with engine.connect() as conn:
             with driver.statements_alone(conn, not snapshot):
                 trans = conn.begin()
                 yield conn

@@ -22,6 +22,15 @@ that oslo.db's factory loads from the URL (``plugin=placement``):
   (``pool_reset_on_return=None`` and the reset event of
   ``db.round_trips``).
 
+On MySQL a second engine, ``create_engine(..., alone=True)``, serves the
+reads whose statements need no shared snapshot (``db.api.reader(...,
+snapshot=False)``): its connections are in autocommit (set once, as each
+opens) and SQLAlchemy skips the ROLLBACK that would end a read
+(``skip_autocommit_rollback``), so such a read is its statements and
+nothing else (``AlonePlugin``). PyMySQL's autocommit is a server
+variable: switching it on a pooled connection would cost a round trip
+each way, hence a pool of its own.
+
 On top of the engine oslo.db returns go, through SQLAlchemy's public
 event API, the options oslo.db does not have: the driver timeouts
 (checked against the retry budget once, ``fitted_timeouts``), Galera's
@@ -48,6 +57,7 @@ IDLE_PING_SECONDS = 1.0
 GROUP_CONCAT_MAX_LEN = 1 << 30
 
 PLUGIN = 'placement'
+ALONE_PLUGIN = 'placement_alone'
 _CHECKIN_KEY = 'placement.checked_in_at'
 
 
@@ -71,7 +81,22 @@ class Plugin(sa.engine.CreateEnginePlugin):
             round_trips.add_events(engine)
 
 
+class AlonePlugin(Plugin):
+    """``Plugin``, for connections that run each statement on its own
+    (MySQL): autocommit, and no ROLLBACK when a read ends or a
+    connection goes back to the pool (there is no transaction to end)."""
+
+    def __init__(self, url, kwargs):
+        super().__init__(url, kwargs)
+        kwargs['isolation_level'] = 'AUTOCOMMIT'
+        kwargs['skip_autocommit_rollback'] = True
+
+    def engine_created(self, engine):
+        _add_idle_ping(engine)
+
+
 dialects.plugins.register(PLUGIN, __name__, 'Plugin')
+dialects.plugins.register(ALONE_PLUGIN, __name__, 'AlonePlugin')
 
 
 def timeouts_from(group) -> driver.Timeouts:
@@ -122,7 +147,7 @@ def fitted_timeouts(conf) -> driver.Timeouts:
         read=values['read_timeout'], write=values['write_timeout'])
 
 
-def oslo_db_arguments(group) -> dict:
+def oslo_db_arguments(group, plugin=PLUGIN) -> dict:
     """The arguments of oslo.db's engine factory for ``group``: every
     [placement_database] option oslo.db defines, under its oslo.db name,
     and our plugin.
@@ -133,7 +158,7 @@ def oslo_db_arguments(group) -> dict:
     only gives the CPU away, 4% of a small GET /allocation_candidates
     under uwsgi (py-spy of the workers, PostgreSQL, 1,000 providers).
     """
-    parameters = 'plugin=' + PLUGIN
+    parameters = 'plugin=' + plugin
     if group.connection_parameters:
         parameters += '&' + group.connection_parameters
     return dict(
@@ -152,16 +177,19 @@ def oslo_db_arguments(group) -> dict:
         logging_name='placement')
 
 
-def create_engine(group, url: str, timeouts=None) -> sa.engine.Engine:
+def create_engine(group, url: str, timeouts=None,
+                  alone=False) -> sa.engine.Engine:
     """A new Engine on ``url`` for the [placement_database] ``group``,
     its connections opened with ``timeouts`` (driver.Timeouts; default:
-    the group's as they are, ``timeouts_from``).
+    the group's as they are, ``timeouts_from``); ``alone``: in
+    autocommit (``AlonePlugin``, for a MySQL URL).
 
     oslo.db tests the connection (``max_retries``) before the events of
     ``driver`` are in place: the pool is emptied after, so that every
     connection used is opened with them.
     """
-    engine = engines.create_engine(url, **oslo_db_arguments(group))
+    plugin = ALONE_PLUGIN if alone else PLUGIN
+    engine = engines.create_engine(url, **oslo_db_arguments(group, plugin))
     driver.add_events(engine, timeouts or timeouts_from(group))
     if engine.dialect.name == 'mysql':
         sa.event.listen(engine, 'connect', _allow_long_group_concat)

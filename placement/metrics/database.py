@@ -28,6 +28,5 @@ def install(db):
         retry.OBSERVERS.append(count_retry)
     for failure in retry.Failure:
         families.DB_RETRIES.labels(_cause(failure))
-    WATCH.watch(db.writer)
-    if db.reader is not db.writer:
-        WATCH.watch(db.reader)
+    for engine in db.engines():
+        WATCH.watch(engine)

@@ -7,7 +7,8 @@ callable (no HTTP). ``Statements`` counts, through SQLAlchemy's public
 events, the statements a request sends, the rows they return and its
 round trips: statements, COMMITs, ROLLBACKs and the BEGIN psycopg (3
 or 2) sends before a statement outside a transaction, except in
-autocommit, where it sends neither BEGIN nor COMMIT nor ROLLBACK. The
+autocommit, where it sends neither BEGIN nor COMMIT nor ROLLBACK (nor
+does a MySQL connection in autocommit send a ROLLBACK). The
 pool's reset of a returned connection counts as a ROLLBACK unless the
 connection's transaction already ended with a COMMIT or ROLLBACK and no
 statement followed it, as placement's engines skip it
@@ -95,7 +96,13 @@ _ENDED = 'benchlib.inprocess.ended'
 
 def _ends(dbapi_connection):
     """Whether a COMMIT or ROLLBACK goes to the server: psycopg (3 or 2)
-    sends none outside a transaction (in autocommit, always)."""
+    sends none outside a transaction (in autocommit, always); on MySQL
+    placement's engine of the reads without snapshot, in autocommit,
+    skips its ROLLBACK (``skip_autocommit_rollback``) and has no COMMIT
+    to send."""
+    autocommit = getattr(dbapi_connection, 'get_autocommit', None)
+    if autocommit is not None and autocommit():
+        return False
     return _status(dbapi_connection) != 0
 
 

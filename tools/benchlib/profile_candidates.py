@@ -136,7 +136,7 @@ def run(args):
         'placement.randomize_allocation_candidates': args.randomize})
     if args.load == 'sql':
         data.load_sql(args.db, data.nodes(args.shape, args.n))
-    counter = inprocess.Statements(db.reader)
+    counter = inprocess.Statements(*db.engines())
     print('%-32s %7s %9s %9s %6s %9s' % (
         args.shape, 'results', 'cpu ms', 'wall ms', 'stmts', 'pg ms'))
     for name, query in queries.QUERIES[args.shape]:

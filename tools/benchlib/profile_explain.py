@@ -52,7 +52,7 @@ class Meter:
     """Wall ms, CPU ms and SQL statements of a piece of work."""
 
     def __init__(self, db):
-        self.counter = inprocess.Statements(db.writer, db.reader)
+        self.counter = inprocess.Statements(*db.engines())
 
     def runs(self, func, repeat):
         """[((wall, cpu, statements) of func(), and of what it returned

@@ -128,7 +128,7 @@ def _setup(url, n):
 
 def run(args):
     app, db, uuids = _setup(args.db, args.n)
-    counter = inprocess.Statements(db.writer)
+    counter = inprocess.Statements(*db.engines())
     print('# %s N=%d, %d requests per route, load %s' % (
         db.dialect, args.n, args.repeat, os.getloadavg()))
     print('%-34s %8s %8s %8s %6s %6s %7s %8s' % (

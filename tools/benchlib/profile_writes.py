@@ -178,7 +178,7 @@ def run(args):
     app, db = inprocess.build(args.db)
     server = InProcess(app, args.db)
     server.load(args.n)
-    counter = inprocess.Statements(db.writer)
+    counter = inprocess.Statements(*db.engines())
     chosen = [(name, step) for name, step in _steps()
               if not args.only or args.only in name]
     print('%-34s %8s %6s %6s' % ('route', 'cpu ms', 'stmts', 'trips'))

@@ -3,9 +3,10 @@
 A read that needs one snapshot (the default) runs in a transaction. A
 read with ``snapshot=False`` runs each statement on its own where that
 costs nothing: on psycopg, autocommit (a client flag) with no BEGIN
-before its statement and no ROLLBACK after; elsewhere a transaction
-ended by one ROLLBACK, every statement sent on its own (no connection
-takes stacked statements). Either way the pooled connection comes back
+before its statement and no ROLLBACK after; on MySQL, a connection of
+the ``alone`` engine, in autocommit since it opened, with no ROLLBACK
+after; on SQLite a transaction. Every statement is sent on its own (no
+connection takes stacked statements). Either way the pooled connection comes back
 as it was, whether the read succeeded or failed, and the next read sees
 a fresh snapshot.
 """
@@ -126,11 +127,12 @@ class SQLiteReaderTest(_ReaderCase, unittest.TestCase):
 class MySQLReaderTest(_ReaderCase, unittest.TestCase):
     backend_name = 'mysql'
 
-    def _counters(self):
+    def _counters(self, engine=None):
         """{Com_rollback, Com_select, Questions} the (one) pooled
-        connection's session ran so far, this look's SHOW counted in
-        Questions; its ROLLBACK comes after it."""
-        with self.db.reader.connect() as conn:
+        connection's session of ``engine`` (the reader) ran so far, this
+        look's SHOW counted in Questions; its ROLLBACK, if any, comes
+        after it."""
+        with (engine or self.db.reader).connect() as conn:
             return {name: int(value) for name, value in conn.execute(
                 sa.text("SHOW SESSION STATUS WHERE Variable_name IN "
                         "('Com_rollback', 'Com_select', 'Questions')"))}
@@ -144,24 +146,31 @@ class MySQLReaderTest(_ReaderCase, unittest.TestCase):
                 conn.execute(sa.text('SELECT 1; SELECT 2'))
 
     def test_a_read_without_snapshot_sends_each_statement_alone(self):
-        # Each statement its own round trip, one ROLLBACK per read.
-        before = self._counters()
+        # Each statement its own round trip, in autocommit: no ROLLBACK.
+        alone = self.db.alone
+        self.assertIsNot(alone, self.db.reader)
+        before = self._counters(alone)
         for _ in range(3):
             self._read(snapshot=False)
         with db_api.reader(self.db, snapshot=False) as conn:
             conn.execute(sa.text('SELECT 1 -- a trailing comment'))
             self.assertEqual([(2,)], [tuple(row) for row in conn.execute(
                 sa.text('SELECT 2;'))])
+            self.assertTrue(
+                conn.connection.dbapi_connection.get_autocommit())
+        after = self._counters(alone)
+        self.assertEqual(before['Com_rollback'], after['Com_rollback'])
+        self.assertEqual(before['Com_select'] + 5, after['Com_select'])
+        # Questions: 5 statements and the second look, nothing else.
+        self.assertEqual(before['Questions'] + 5 + 1, after['Questions'])
+
+    def test_only_reads_without_snapshot_run_in_autocommit(self):
+        with db_api.reader(self.db) as conn:
             self.assertFalse(
                 conn.connection.dbapi_connection.get_autocommit())
-        after = self._counters()
-        self.assertEqual(before['Com_rollback'] + 1 + 4,
-                         after['Com_rollback'])
-        self.assertEqual(before['Com_select'] + 5, after['Com_select'])
-        # Questions: the first look's ROLLBACK, 5 statements, 4
-        # ROLLBACKs, the second look.
-        self.assertEqual(before['Questions'] + 1 + 5 + 4 + 1,
-                         after['Questions'])
+        with db_api.transaction(self.db) as conn:
+            self.assertFalse(
+                conn.connection.dbapi_connection.get_autocommit())
 
     def test_a_snapshot_read_is_one_transaction_with_one_rollback(self):
         before = self._rollbacks()
@@ -204,8 +213,17 @@ class MySQLReaderTest(_ReaderCase, unittest.TestCase):
 
     def test_a_failed_read_sends_its_rollback(self):
         before = self._rollbacks()
-        self._fail_a_read()
+        with self.assertRaises(DB_ERRORS):
+            with db_api.reader(self.db) as conn:
+                conn.execute(sa.text('SELECT * FROM no_such_table'))
         self.assertEqual(before + 1 + 1, self._rollbacks())
+
+    def test_a_failed_read_without_snapshot_needs_no_rollback(self):
+        before = self._counters(self.db.alone)['Com_rollback']
+        self._fail_a_read()
+        self.assertEqual(before,
+                         self._counters(self.db.alone)['Com_rollback'])
+        self.assertEqual(self._read(), self._read(snapshot=False))
 
     def test_a_held_lock_fails_the_read_after_it(self):
         rp = models.resource_providers
