@@ -55,9 +55,11 @@ def start(args):
              'tools.benchlib.bare_wsgi:application', args.ours_tree)):
         if label == 'bare' and not args.bare:
             continue
+        quiet = not args.access_log and (label == 'ours' or (
+            label == 'upstream' and args.compare_venv))
         pid = ownstack.serve(label, venv, PORTS[label], db_url,
                              metrics=(label == 'ours' and args.metrics),
-                             app=app, tree=tree)
+                             app=app, tree=tree, access_log=not quiet)
         found[label] = {'url': 'http://127.0.0.1:%d' % PORTS[label],
                         'pid': pid, 'db': db_url}
     _save({'kind': args.kind, 'mariadbd': mariadbd, 'servers': found})

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 
+from oslo_log import log as oslo_log
 import sqlalchemy as sa
 
 from tools.benchlib import procstat
@@ -109,11 +110,14 @@ def database(kind, name, port, pg_driver='psycopg2'):
     return 'postgresql+%s://postgres@127.0.0.1/%s' % (pg_driver, name)
 
 
-def serve(who, venv, port, db_url, metrics=False, app=None, tree=None):
+def serve(who, venv, port, db_url, metrics=False, app=None, tree=None,
+          access_log=True):
     """Start one uwsgi (2 x 10, --http11-socket, daemonized); its master's
     pid. ``app``: another module:callable (the bare WSGI floor);
     ``tree``: a checkout whose ``placement`` package is imported first
-    (a build of a commit, with the virtualenv of another)."""
+    (a build of a commit, with the virtualenv of another);
+    ``access_log=False``: ``placement.requestlog`` at WARN, as the sizing
+    guide tells a large fleet that does not need the access line."""
     run = servers.run_dir('fleet')
     home = os.path.join(run, who)
     os.makedirs(home, exist_ok=True)
@@ -128,6 +132,9 @@ def serve(who, venv, port, db_url, metrics=False, app=None, tree=None):
     if metrics:
         env.update(OS_METRICS__ENABLED='True',
                    OS_METRICS__ALLOW_ANONYMOUS='True')
+    if not access_log:
+        env['OS_DEFAULT__DEFAULT_LOG_LEVELS'] = ','.join(
+            oslo_log.get_default_log_levels() + ['placement.requestlog=WARN'])
     env.pop('VIRTUAL_ENV', None)
     argv = [os.path.join(venv, 'bin', 'uwsgi'), '--master',
             '--http11-socket', '127.0.0.1:%d' % port, '--home', venv,
