@@ -22,6 +22,7 @@ function. Which driver runs, and how, is this package's business only.
 import contextlib
 import contextvars
 import functools
+import weakref
 
 from oslo_db import exception as db_exc
 from oslo_log import log as logging
@@ -47,6 +48,8 @@ class Database:
         self.writer = writer
         self.reader = reader or writer
         self.alone = alone or self.reader
+        if self.alone is not self.reader:
+            _READS_OF[self.alone] = self.reader
         self.policy = policy or retry.RetryPolicy()
 
     def engines(self):
@@ -69,6 +72,18 @@ class Database:
     def dispose(self):
         for engine in self.engines():
             engine.dispose()
+
+
+# {an ``alone`` engine: the reader engine whose data it reads}
+_READS_OF = weakref.WeakKeyDictionary()
+
+
+def data_source(conn):
+    """The engine whose data ``conn`` reads, as a key for what a process
+    remembers of that data: the reader's for a connection of the reads
+    without snapshot (the same database), else ``conn``'s own engine."""
+    engine = conn.engine
+    return _READS_OF.get(engine, engine)
 
 
 def policy_from(conf, timeouts=None) -> retry.RetryPolicy:

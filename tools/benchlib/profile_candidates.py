@@ -87,9 +87,11 @@ def plans(app, db, query, runs=7):
     def executed(conn, cursor, statement, params, context, many):
         # The statement as compiled (before any rewriting by db/).
         seen.append((context.statement, context.parameters[0]))
-    sa.event.listen(db.reader, 'after_cursor_execute', executed)
+    for engine in db.engines():
+        sa.event.listen(engine, 'after_cursor_execute', executed)
     call(app, query)
-    sa.event.remove(db.reader, 'after_cursor_execute', executed)
+    for engine in db.engines():
+        sa.event.remove(engine, 'after_cursor_execute', executed)
     # A connection of its own: the pool's hold the service's statements.
     engine = sa.create_engine(db.reader.url, poolclass=sa.pool.NullPool)
     raw = engine.raw_connection()

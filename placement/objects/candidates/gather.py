@@ -19,6 +19,7 @@ flat providers, tools/profile candidates (contributor guide, Caches).
 import typing
 import weakref
 
+from placement.db import api as db_api
 from placement.objects.candidates import chunks as chunks_mod
 from placement.objects.candidates import fetch
 from placement.objects.candidates import memory
@@ -63,7 +64,7 @@ def start(conn, query: model.CandidateQuery, options: model.SolverOptions,
     """
     memo = None
     if filtered and chunks_mod.every_root_first(query, options):
-        memo = last_plans(conn.engine)
+        memo = last_plans(db_api.data_source(conn))
     guess = None if memo is None else memo.get(query)
     if guess is None:
         lookups, state_rows = fetch.fetch_lookups(conn, query), None
@@ -76,7 +77,7 @@ def start(conn, query: model.CandidateQuery, options: model.SolverOptions,
             memo.clear()
         memo[query] = plan
     return Reading(lookups, plan, plan_mod.solver_query(query, plan),
-                   memory.store_for(conn.engine),
+                   memory.store_for(db_api.data_source(conn)),
                    state_rows if plan == guess else None)
 
 

@@ -74,7 +74,7 @@ class TestLastPlan(unittest.TestCase):
         root = _provider(writer, 'root')
         self.assertEqual([(root,)], self._candidates(reader))
         self.assertEqual([True], [plan.flat for plan in memo.values()])
-        executed = self._statements(placement.db.reader)
+        executed = self._statements(placement.db.alone)
         self.assertEqual([(root,)], self._candidates(reader))
         # The lookups (of resource_classes) and the remembered plan's
         # read (of allocations) in one statement, on every backend.

@@ -111,8 +111,8 @@ class TestRandomSample(unittest.TestCase):
             if ('ORDER BY resource_providers.id' in statement
                     and 'LIMIT' not in statement):
                 fallbacks.append(statement)
-        sa.event.listen(placement.db.reader, 'before_cursor_execute', count)
-        self.addCleanup(sa.event.remove, placement.db.reader,
+        sa.event.listen(placement.db.alone, 'before_cursor_execute', count)
+        self.addCleanup(sa.event.remove, placement.db.alone,
                         'before_cursor_execute', count)
         for _ in range(requests):
             result = ac_obj.list_candidates(placement.db, query, options)

@@ -123,13 +123,14 @@ class CapacityMetricsTest(unittest.TestCase):
 
             def count(*args, **kwargs):
                 statements.append(1)
-            sa.event.listen(placement.db.reader, 'before_cursor_execute',
-                            count)
+            engines = placement.db.engines()
+            for engine in engines:
+                sa.event.listen(engine, 'before_cursor_execute', count)
             try:
                 found = _scrape(placement.app)
             finally:
-                sa.event.remove(placement.db.reader,
-                                'before_cursor_execute', count)
+                for engine in engines:
+                    sa.event.remove(engine, 'before_cursor_execute', count)
             counts.append(len(statements))
             self.assertEqual(
                 8.0 * built,

@@ -403,7 +403,7 @@ class TestLogLine(ExplainTestBase):
 
         def count(*args):
             counted.append(1)
-        engines = {placement.db.writer, placement.db.reader}
+        engines = placement.db.engines()
         for engine in engines:
             sa.event.listen(engine, 'before_cursor_execute', count)
         try:
