@@ -59,7 +59,8 @@ def start(args):
             label == 'upstream' and args.compare_venv))
         pid = ownstack.serve(label, venv, PORTS[label], db_url,
                              metrics=(label == 'ours' and args.metrics),
-                             app=app, tree=tree, access_log=not quiet)
+                             app=app, tree=tree, access_log=not quiet,
+                             pool=args.pool)
         found[label] = {'url': 'http://127.0.0.1:%d' % PORTS[label],
                         'pid': pid, 'db': db_url}
     _save({'kind': args.kind, 'mariadbd': mariadbd, 'servers': found})

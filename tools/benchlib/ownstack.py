@@ -111,13 +111,15 @@ def database(kind, name, port, pg_driver='psycopg2'):
 
 
 def serve(who, venv, port, db_url, metrics=False, app=None, tree=None,
-          access_log=True):
+          access_log=True, pool=None):
     """Start one uwsgi (2 x 10, --http11-socket, daemonized); its master's
     pid. ``app``: another module:callable (the bare WSGI floor);
     ``tree``: a checkout whose ``placement`` package is imported first
     (a build of a commit, with the virtualenv of another);
     ``access_log=False``: ``placement.requestlog`` at WARN, as the sizing
-    guide tells a large fleet that does not need the access line."""
+    guide tells a large fleet that does not need the access line;
+    ``pool``: ``[placement_database] max_pool_size`` (oslo.db's default,
+    5, when None)."""
     run = servers.run_dir('fleet')
     home = os.path.join(run, who)
     os.makedirs(home, exist_ok=True)
@@ -132,6 +134,8 @@ def serve(who, venv, port, db_url, metrics=False, app=None, tree=None,
     if metrics:
         env.update(OS_METRICS__ENABLED='True',
                    OS_METRICS__ALLOW_ANONYMOUS='True')
+    if pool is not None:
+        env['OS_PLACEMENT_DATABASE__MAX_POOL_SIZE'] = str(pool)
     if not access_log:
         env['OS_DEFAULT__DEFAULT_LOG_LEVELS'] = ','.join(
             oslo_log.get_default_log_levels() + ['placement.requestlog=WARN'])
